@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { ZodError } from 'zod';
+import { type Access, accessOf, refusal } from './auth/access.ts';
+import type { Deps } from './deps.ts';
+import { registerHealth } from './http/health.ts';
+import { Problem } from './problem.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: import('./auth/access.ts').Principal | null;
+  }
+}
+
+/** Path prefixes that never fall back to the panel: unknown paths below them answer 404. */
+const reservedPrefixes = ['/api', '/agent', '/auth', '/e', '/ping', '/hooks', '/mcp'];
+
+export const panelDist = join(import.meta.dirname, '..', 'panel', 'dist');
+
+/** A route module: registers its routes on the app. Access comes from the access table, not from here. */
+export type RouteModule = (app: FastifyInstance, deps: Deps) => void;
+
+/** Builds the HTTP app without listening; tests call `app.inject()`. */
+export function buildApp(deps: Deps, modules: RouteModule[] = []): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 1024 * 1024,
+    // Closing the server ends idle keep-alive connections at once; the stream closes its own.
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.decorateRequest('principal', null);
+
+  // Every route must be in the access table: a route without an access term does not register.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const access =
+        accessOf(method, route.url) ?? (method === 'HEAD' ? accessOf('GET', route.url) : undefined);
+      if (!access) throw new Error(`route ${method} ${route.url} is missing from the access table`);
+      route.config = { ...(route.config as object), access };
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access) return; // not-found handler
+    request.principal = await deps.authenticate(request);
+    const refused = refusal(access, request.principal);
+    if (refused) throw refused;
+  });
+
+  app.setErrorHandler((error: FastifyError | Problem | ZodError, request, reply) => {
+    const problem = toProblem(error);
+    if (problem.status >= 500 && !(error instanceof Problem)) {
+      deps.log.error('request failed', { method: request.method, url: request.url, error: String(error) });
+    }
+    if (problem.retryAfter !== undefined) reply.header('Retry-After', String(problem.retryAfter));
+    return reply.code(problem.status).type('application/problem+json').send(problem.body());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const reserved = reservedPrefixes.some((p) => path === p || path.startsWith(`${p}/`));
+    if (reserved || path.startsWith('/assets/') || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      const problem = new Problem(404, 'not found', `no route ${request.method} ${path}`);
+      return reply.code(404).type('application/problem+json').send(problem.body());
+    }
+    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(indexHtml());
+  });
+
+  app.register(fastifyCookie);
+  app.register(fastifyStatic, {
+    root: join(panelDist, 'assets'),
+    prefix: '/assets/',
+    index: false,
+    immutable: true,
+    maxAge: '365d',
+    wildcard: true,
+    decorateReply: false,
+  });
+
+  registerHealth(app, deps);
+  for (const register of modules) register(app, deps);
+  return app;
+}
+
+function toProblem(error: unknown): Problem {
+  if (error instanceof Problem) return error;
+  if (error instanceof ZodError) {
+    const issue = error.issues[0];
+    const field = issue ? formatPath(issue.path) : '';
+    return new Problem(422, 'invalid value', field ? `${field}: ${issue?.message}` : issue?.message);
+  }
+  const e = error as FastifyError;
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new Problem(413, 'body too large', e.message);
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new Problem(415, 'unsupported media type', e.message);
+  if (e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new Problem(400, 'bad request', 'the body is empty');
+  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError) {
+    return new Problem(400, 'bad request', 'the body is not valid JSON');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new Problem(e.statusCode, 'bad request', e.message);
+  }
+  return new Problem(500, 'internal error');
+}
+
+/** `['expect', 0, 'status']` → `expect[0].status` */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+let cachedIndex: { html: string; from: string } | undefined;
+
+function indexHtml(): string {
+  const file = join(panelDist, 'index.html');
+  const from = existsSync(file) ? file : 'placeholder';
+  if (cachedIndex?.from !== from) {
+    cachedIndex = { from, html: from === 'placeholder' ? placeholderHtml : readFileSync(file, 'utf8') };
+  }
+  return cachedIndex.html;
+}
+
+const placeholderHtml = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mon</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main><h1>mon</h1><p>The panel is not built. Run <code>npm install</code> to build it.</p></main></body></html>
+`;

@@ -1,0 +1,131 @@
+import type { FastifyRequest } from 'fastify';
+import { adminsOnly, forbidden, type Problem, unauthorized } from '../problem.ts';
+
+/**
+ * Access terms of SPEC.md's route tables.
+ * - `none`: anyone. `setup`: anyone; the handler checks the setup token.
+ * - `session`: a signed-in person of any role (cookie or forward auth); never a token.
+ * - `read`: session of any role, or a `read`/`write` token.
+ * - `write`: admin session, or a `write` token; a viewer gets 403 "only admins can do this".
+ * - `admin`: an admin's session only; no token.
+ * - `deploy`, `mcp`: only a token of that scope.
+ * - `host`, `ping`, `hmac`, `site`: the handler authenticates by host token, ping token in the URL,
+ *   HMAC signature or known site.
+ */
+export type Access =
+  | 'none'
+  | 'setup'
+  | 'session'
+  | 'read'
+  | 'write'
+  | 'admin'
+  | 'deploy'
+  | 'mcp'
+  | 'host'
+  | 'ping'
+  | 'hmac'
+  | 'site';
+
+export const tokenScopes = ['read', 'write', 'deploy', 'mcp', 'ping', 'agent'] as const;
+export type TokenScope = (typeof tokenScopes)[number];
+export type Role = 'admin' | 'viewer';
+
+export type User = { id: string; email: string; role: Role };
+
+/** Who is calling: a person (by session cookie or forward-auth proxy) or an API token. */
+export type Principal =
+  | { kind: 'user'; via: 'session' | 'proxy'; user: User; sessionId: string | null }
+  | { kind: 'token'; tokenId: string; scope: TokenScope; label: string };
+
+/** Finds the caller of a request; the accounts module implements it. Throws a Problem for a bad token. */
+export type Authenticator = (request: FastifyRequest) => Promise<Principal | null>;
+
+/**
+ * The one access table: every route the server serves, with its access term. A route missing here
+ * refuses to register, so no route can be added without deciding who may call it.
+ */
+export const accessTable = {
+  // Outside the JSON API
+  'GET /healthz': 'none',
+  'GET /metrics': 'read',
+  'GET /assets/*': 'none',
+  'GET /ping/:token': 'ping',
+  'POST /ping/:token': 'ping',
+  'HEAD /ping/:token': 'ping',
+  'GET /ping/:token/:suffix': 'ping',
+  'POST /ping/:token/:suffix': 'ping',
+  'HEAD /ping/:token/:suffix': 'ping',
+  'GET /api/push/:token': 'ping',
+  'POST /api/push/:token': 'ping',
+  // Accounts
+  'GET /api/v1/auth': 'none',
+  'POST /api/v1/auth/setup': 'setup',
+  'POST /api/v1/auth/login': 'none',
+  'POST /api/v1/auth/logout': 'session',
+  'GET /api/v1/auth/me': 'session',
+  'GET /api/v1/auth/oidc/:provider': 'none',
+  'GET /api/v1/auth/oidc/:provider/callback': 'none',
+  'PUT /api/v1/auth/password': 'session',
+  'GET /api/v1/users': 'admin',
+  'POST /api/v1/users': 'admin',
+  'PUT /api/v1/users/:id': 'admin',
+  'DELETE /api/v1/users/:id': 'admin',
+  'GET /api/v1/tokens': 'admin',
+  'POST /api/v1/tokens': 'admin',
+  'DELETE /api/v1/tokens/:id': 'admin',
+  // Configuration
+  'GET /api/v1/config/status': 'read',
+  'GET /api/v1/config/export': 'write',
+  // Checks and services
+  'GET /api/v1/services': 'read',
+  'GET /api/v1/services/:name': 'read',
+  'POST /api/v1/checks': 'write',
+  'GET /api/v1/checks/:id': 'read',
+  'PUT /api/v1/checks/:id': 'write',
+  'DELETE /api/v1/checks/:id': 'write',
+  'GET /api/v1/checks/:id/detail': 'read',
+  'GET /api/v1/checks/:id/history': 'read',
+  'POST /api/v1/checks/:id/ping-url': 'write',
+  // Live updates
+  'GET /api/v1/stream': 'read',
+} as const satisfies Record<string, Access>;
+
+export type RouteKey = keyof typeof accessTable;
+
+export function accessOf(method: string, url: string): Access | undefined {
+  return (accessTable as Record<string, Access>)[`${method} ${url}`];
+}
+
+/** Decides whether `principal` may call a route with access term `access`; returns the refusal or null. */
+export function refusal(access: Access, principal: Principal | null): Problem | null {
+  switch (access) {
+    case 'none':
+    case 'setup':
+    case 'host':
+    case 'ping':
+    case 'hmac':
+    case 'site':
+      return null;
+  }
+  if (!principal) return unauthorized();
+  if (principal.kind === 'token') {
+    const { scope } = principal;
+    if (access === 'read' && (scope === 'read' || scope === 'write')) return null;
+    if (access === 'write' && scope === 'write') return null;
+    if (access === 'deploy' && scope === 'deploy') return null;
+    if (access === 'mcp' && scope === 'mcp') return null;
+    return forbidden(`a ${scope} token cannot use this route`);
+  }
+  const { role } = principal.user;
+  switch (access) {
+    case 'session':
+    case 'read':
+      return null;
+    case 'write':
+    case 'admin':
+      return role === 'admin' ? null : adminsOnly();
+    case 'deploy':
+    case 'mcp':
+      return forbidden(`this route takes a ${access} token`);
+  }
+}

@@ -1,0 +1,34 @@
+import { resolve } from 'node:path';
+import { createLog } from './log.ts';
+import { createServer, parseListen } from './start.ts';
+
+// The only file that reads process.env: everything else gets its settings passed in.
+const env = process.env;
+const log = createLog();
+const dataDir = resolve(env.MON_DATA_DIR || './data');
+const configPath = env.MON_CONFIG ? resolve(env.MON_CONFIG) : resolve(dataDir, 'mon.toml');
+const { host, port } = parseListen(env.MON_LISTEN || '127.0.0.1:8080');
+
+const server = await createServer({ dataDir, configPath, env, log });
+await server.app.listen({ host, port });
+log.info('mon is listening', {
+  address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+  dataDir,
+});
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info('stopping', { signal });
+  // Hard limit: whatever happens, exit within 5 s of the signal.
+  setTimeout(() => {
+    log.error('shutdown took too long; exiting');
+    process.exit(1);
+  }, 4500).unref();
+  await server.close();
+  log.info('stopped');
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,0 +1,70 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+
+export const ingestEndpoints = ['tracker', 'ping', 'deploy', 'change', 'agent'] as const;
+export const rejectReasons = [
+  'invalid',
+  'unknown_site',
+  'bot',
+  'extension',
+  'rate_limited',
+  'queue_full',
+] as const;
+
+/** Every metric SPEC.md names, on a registry of the app's own (no process-global state). */
+export function createMetrics() {
+  const registry = new Registry();
+  const metrics = {
+    registry,
+    checkRuns: new Counter({
+      name: 'mon_check_runs_total',
+      help: 'Check runs completed, by the server or reported by agents.',
+      labelNames: ['kind', 'status'] as const,
+      registers: [registry],
+    }),
+    ingestAccepted: new Counter({
+      name: 'mon_ingest_accepted_total',
+      help: 'Inbound events stored, by endpoint.',
+      labelNames: ['endpoint'] as const,
+      registers: [registry],
+    }),
+    ingestRejected: new Counter({
+      name: 'mon_ingest_rejected_total',
+      help: 'Inbound events refused, by reason.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    agentUnknownFrames: new Counter({
+      name: 'mon_agent_unknown_frames_total',
+      help: 'Agent frames of a kind this server does not know.',
+      registers: [registry],
+    }),
+    writerCommits: new Counter({
+      name: 'mon_writer_commits_total',
+      help: 'Transactions committed by the single writer.',
+      registers: [registry],
+    }),
+    agentsConnected: new Gauge({
+      name: 'mon_agents_connected',
+      help: 'Agents that reported within their expected interval.',
+      registers: [registry],
+    }),
+    outboxDue: new Gauge({
+      name: 'mon_outbox_due',
+      help: 'Notifications due for delivery and not yet delivered.',
+      registers: [registry],
+    }),
+    engineUp: new Gauge({
+      name: 'mon_engine_up',
+      help: '1 while the named engine is running, 0 otherwise.',
+      labelNames: ['engine'] as const,
+      registers: [registry],
+    }),
+  };
+  // Start labelled series at zero so every metric shows from the first scrape.
+  for (const endpoint of ingestEndpoints) metrics.ingestAccepted.inc({ endpoint }, 0);
+  for (const reason of rejectReasons) metrics.ingestRejected.inc({ reason }, 0);
+  metrics.engineUp.set({ engine: 'checks' }, 0);
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

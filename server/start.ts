@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { type Clock, systemClock } from './clock.ts';
+import { type ConfigService, staticConfig } from './config/service.ts';
+import type { Deps } from './deps.ts';
+import { Bus } from './live/bus.ts';
+import type { Log } from './log.ts';
+import { createMetrics } from './metrics.ts';
+import { routeModules } from './routes.ts';
+import { openStore } from './store/db.ts';
+
+export type ServerOptions = {
+  dataDir: string;
+  configPath: string;
+  env: Readonly<Record<string, string | undefined>>;
+  log: Log;
+  clock?: Clock;
+  /** Replaces the mon.toml loader (tests). */
+  config?: ConfigService;
+};
+
+export type Server = {
+  app: FastifyInstance;
+  deps: Deps;
+  /** Stops accepting, waits for requests in flight, flushes the writer, closes the database. */
+  close(): Promise<void>;
+};
+
+/** Wires storage, configuration, engines and routes. `listen()` is left to the caller. */
+export async function createServer(options: ServerOptions): Promise<Server> {
+  const metrics = createMetrics();
+  const store = openStore(join(options.dataDir, 'mon.db'), {
+    onCommit: () => metrics.writerCommits.inc(),
+    onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
+  });
+  const deps: Deps = {
+    store,
+    clock: options.clock ?? systemClock,
+    bus: new Bus(),
+    metrics,
+    config: options.config ?? staticConfig(),
+    log: options.log,
+    env: options.env,
+    dataDir: options.dataDir,
+    authenticate: async () => null,
+    health: [],
+  };
+  const app = buildApp(deps, routeModules);
+  await app.ready();
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    deps,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        deps.config.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `host:port`, `[v6]:port` or a bare port. */
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(value) ?? /^()()(\d+)$/.exec(value);
+  if (!match) throw new Error(`MON_LISTEN must look like 127.0.0.1:8080, got "${value}"`);
+  const port = Number(match[3]);
+  if (port > 65535) throw new Error(`MON_LISTEN port out of range: ${port}`);
+  return { host: match[1] || match[2] || '127.0.0.1', port };
+}

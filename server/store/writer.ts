@@ -94,7 +94,10 @@ export class Writer {
 
   private commitBatch(): void {
     const batch = this.queue.splice(0, this.maxBatch);
-    if (batch.length === 0) return this.notifyIdle();
+    if (batch.length === 0) {
+      this.notifyIdle();
+      return;
+    }
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       this.db.exec('BEGIN IMMEDIATE');

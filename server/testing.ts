@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from './clock.ts';
+import type { ConfigService } from './config/service.ts';
+import { silentLog } from './log.ts';
+import { createServer, type Server } from './start.ts';
+
+/** A fresh temporary data directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'mon-test-'): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export type TestServer = Server & { dataDir: string; dispose(): Promise<void> };
+
+/** A whole server on a temporary data directory, for `app.inject()` tests. Call `dispose()` after. */
+export async function createTestServer(
+  options: { env?: Record<string, string>; clock?: Clock; config?: ConfigService; configPath?: string } = {},
+): Promise<TestServer> {
+  const { dir, remove } = tempDir();
+  const server = await createServer({
+    dataDir: dir,
+    configPath: options.configPath ?? join(dir, 'mon.toml'),
+    env: options.env ?? {},
+    log: silentLog,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.config ? { config: options.config } : {}),
+  });
+  return {
+    ...server,
+    dataDir: dir,
+    async dispose() {
+      await server.close();
+      remove();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { CheckDefinition, CheckKind } from '../../protocol/check.ts';
+
+/** What one run of a check found. Runners never throw: every failure is an outcome. */
+export type RunOutcome = {
+  status: 'up' | 'down' | 'degraded';
+  /** Time to the answer (HTTP response, TCP connect, DNS answer, mean ping round trip); null when none came. */
+  latencyMs: number | null;
+  /** One human-readable line: "200 OK", "connection refused", "2 of 3 replies missing". */
+  detail: string;
+  /** The certificate or domain registration expiry observed by this run, when the kind observes one. */
+  expiry?: { kind: 'certificate' | 'domain'; expires: number } | null;
+  /** The number a command check printed (agent runs only). */
+  value?: number | null;
+};
+
+export type RunContext = {
+  /** The server's environment, for `${NAME}` in header values. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Aborted at the check's timeout. */
+  signal: AbortSignal;
+  now: () => number;
+  /** Resolvers to ask instead of the host's configured ones (tests point this at a loopback DNS server). */
+  dnsServers?: string[];
+  /** RDAP bootstrap URL (IANA's dns.json by default); tests point this at a loopback server. */
+  rdapBootstrapUrl?: string;
+  /** Extra trusted root certificates (PEM) on top of Node's store, from the server's configuration. */
+  extraCa?: string[];
+};
+
+/** Runs one check. One implementation per kind that the server runs (heartbeats are pushed, not run). */
+export type Runner = (check: CheckDefinition, ctx: RunContext) => Promise<RunOutcome>;
+export type ServerRunKind = Exclude<CheckKind, 'heartbeat'>;

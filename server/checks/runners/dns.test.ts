@@ -9,7 +9,7 @@ import { findDnsmasq, startDnsmasq, type TestDns } from './fixtures/dnsmasq.ts';
 const dnsmasq = findDnsmasq();
 
 describe('dns runner', {
-  skip: dnsmasq ? false : 'dnsmasq is not installed (apt-get install dnsmasq)',
+  skip: dnsmasq ? false : 'dnsmasq is not installed (apt-get install dnsmasq-base)',
 }, () => {
   let dns: TestDns;
   before(async () => {

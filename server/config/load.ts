@@ -51,11 +51,9 @@ export function loadConfigText(text: string, options: LoadOptions): LoadResult {
   const parsed = fileSchema.safeParse(interpolated.value);
   if (!parsed.success) return failure(parsed.error.issues.flatMap(issueErrors));
 
-  const built = build(parsed.data);
-  if (built.errors.length > 0) return failure(built.errors);
-  const parts = built.parts;
-  const clash = collisions(parts, options.names?.() ?? { checks: [] });
-  if (clash.length > 0) return failure(clash);
+  const { parts, errors } = build(parsed.data);
+  errors.push(...collisions(parts, options.names?.() ?? { checks: [] }));
+  if (errors.length > 0) return failure(errors);
   const config: LiveConfig = {
     server: { url: parsed.data.server?.url ?? null, trustedProxies: parsed.data.trusted_proxies },
     auth: parsed.data.auth ?? emptyConfig().auth,
@@ -114,12 +112,13 @@ function issueErrors(issue: z.core.$ZodIssue): PathError[] {
     return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown key' }));
   }
   if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
-    if (issue.input === undefined) return [{ path, message: 'required' }];
+    if (/received undefined/.test(issue.message)) return [{ path, message: 'required' }];
     const noun: Record<string, string> = {
       array: 'a list',
       object: 'a table',
       string: 'a string',
       number: 'a number',
+      boolean: 'true or false',
     };
     return [{ path, message: `must be ${noun[issue.expected] ?? issue.expected}` }];
   }

@@ -60,12 +60,10 @@ export const fileServiceSchema = z.strictObject({
 });
 
 /** A threshold: a number in range, `false` to turn the alert off, or `true` for the default. */
-const threshold = (max: number) =>
-  z
-    .union([z.boolean(), z.number().min(1).max(max)], {
-      error: `must be a number from 1 to ${max}, or false`,
-    })
-    .optional();
+const threshold = (max: number) => {
+  const message = `must be a number from 1 to ${max}, or false`;
+  return z.union([z.boolean(), z.number().min(1, message).max(max, message)], { error: message }).optional();
+};
 
 export const fileHostSchema = z.strictObject({
   name: nameSchema,

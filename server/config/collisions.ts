@@ -47,12 +47,14 @@ export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
   }
   for (const c of parts.checks) {
     const service = services.get(c.body.name);
-    if (service) {
-      errors.push({
-        path: ['check', c.index, 'name'],
-        message: `"${c.body.name}" is also a service (${describe(service)}); checks and services need different names`,
-      });
-    }
+    if (!service) continue;
+    const own = service[0] === 'check' && service[1] === c.index;
+    errors.push({
+      path: ['check', c.index, 'name'],
+      message: own
+        ? 'a check cannot have the name of its service; checks and services need different names'
+        : `"${c.body.name}" is also a service (${describe(service)}); checks and services need different names`,
+    });
   }
 
   const sites = new Map<string, number>();

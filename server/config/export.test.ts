@@ -113,8 +113,8 @@ test('export round trip: the exported text loads to the same configuration, secr
   assert.deepEqual(
     { ...(tree.check[0]?.headers as object) },
     {
-      Authorization: 'Bearer ${API_TOKEN}',
-      'X-Api-Key': '${MON_CHECK_SHOP_HOME_X_API_KEY}',
+      Authorization: `Bearer \${API_TOKEN}`,
+      'X-Api-Key': `\${MON_CHECK_SHOP_HOME_X_API_KEY}`,
       Accept: 'text/html',
     },
   );
@@ -132,7 +132,7 @@ test('export round trip: the exported text loads to the same configuration, secr
   const { references: _b, ...after } = reloaded;
   // Header values stay references in the body, so the one turned into a reference differs by design.
   const headers = after.checks[0]!.body.headers!;
-  assert.equal(headers['X-Api-Key'], '${MON_CHECK_SHOP_HOME_X_API_KEY}');
+  assert.equal(headers['X-Api-Key'], `\${MON_CHECK_SHOP_HOME_X_API_KEY}`);
   headers['X-Api-Key'] = 'key-123';
   assert.deepEqual(after, before);
 

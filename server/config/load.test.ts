@@ -119,8 +119,9 @@ test('translates checks and heartbeats to API bodies', () => {
   assert.ok(config.managed.services.has('shop'));
 });
 
-test('${NAME} is taken from the environment; header values keep the reference', () => {
-  const text = `${check('api', 's', 'url = "${BASE}/health"\nheaders = { Authorization = "Bearer ${API_TOKEN}" }')}
+test('references to environment variables are taken from the environment; header values keep the reference', () => {
+  const target = `url = "\${BASE}/health"\nheaders = { Authorization = "Bearer \${API_TOKEN}" }`;
+  const text = `${check('api', 's', target)}
 [[alert]]
 type = "telegram"
 bot_token = "\${TG_TOKEN}"
@@ -129,7 +130,7 @@ chat_id = 42
   const env = { BASE: 'https://api.example', API_TOKEN: 't0k', TG_TOKEN: 'bot:123' };
   const config = configOf(text, { env });
   assert.equal(config.checks[0]?.body.target, 'https://api.example/health');
-  assert.deepEqual(config.checks[0]?.body.headers, { Authorization: 'Bearer ${API_TOKEN}' });
+  assert.deepEqual(config.checks[0]?.body.headers, { Authorization: `Bearer \${API_TOKEN}` });
   assert.equal(config.alerts[0]?.settings.secret, 'bot:123');
   assert.equal(config.alerts[0]?.settings.chatId, '42');
   assert.equal(config.alerts[0]?.name, 'telegram');

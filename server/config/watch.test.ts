@@ -129,3 +129,19 @@ test('reload() retries a file rejected for a panel collision once the panel chec
   assert.equal(config.error(), null);
   assert.deepEqual(names(config), ['api']);
 });
+
+test('the stat poll alone sees a save within 2 s', async (t) => {
+  const { dir, remove } = tempDir();
+  const path = join(dir, 'mon.toml');
+  writeFileSync(path, checkText('one'));
+  const config = createFileConfig({ path, env: {}, log: recordingLog(), fsWatch: false });
+  t.after(() => {
+    config.close();
+    remove();
+  });
+  writeFileSync(path, checkText('second'));
+  await within(2000, 'poll saw the write', () => names(config)[0] === 'second');
+  writeFileSync(join(dir, 'next'), checkText('third one'));
+  renameSync(join(dir, 'next'), path);
+  await within(2000, 'poll saw the rename', () => names(config)[0] === 'third one');
+});

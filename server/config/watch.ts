@@ -15,6 +15,8 @@ export type FileConfigOptions = ConfigProviders & {
   pollMs?: number;
   /** Quiet time after a change event before reading, so a save in several writes is read once. */
   debounceMs?: number;
+  /** false: only the stat poll (tests of the backstop). */
+  fsWatch?: boolean;
 };
 
 /**
@@ -103,6 +105,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
   };
   let watcher: FSWatcher | undefined;
   try {
+    if (options.fsWatch === false) throw new Error('fs.watch off');
     watcher = watch(dirname(path), (_event, name) => {
       if (name === null || name === basename(path)) soon();
     });

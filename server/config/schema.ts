@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isHostname, MIN_EVERY_MS, nameSchema } from '../../protocol/check.ts';
 import { authConfigSchema } from '../auth/config.ts';
 import { durationSchema } from './durations.ts';
-import { channelKinds, serviceTiers } from './service.ts';
+import { channelKinds, serviceTiers } from './kinds.ts';
 
 /**
  * The shape of mon.toml (snake_case keys, as written). This schema checks types and formats; the

@@ -1,6 +1,7 @@
 import type { CheckBody } from '../../protocol/check.ts';
 import { type AuthConfig, authConfigSchema } from '../auth/config.ts';
 import { type ConfigExport, exportConfig } from './export.ts';
+import type { ChannelKind } from './kinds.ts';
 
 /**
  * The live configuration: the last good mon.toml merged with what the server needs to know of it.
@@ -13,8 +14,7 @@ export type ServerSettings = {
   trustedProxies: string[];
 };
 
-export const serviceTiers = ['critical', 'standard', 'low'] as const;
-export type ServiceTier = (typeof serviceTiers)[number];
+export { type ChannelKind, channelKinds, type ServiceTier, serviceTiers } from './kinds.ts';
 
 /** A `[[service]]` of the file. `tier` and `sites` formats are documented in docs/configuration.md. */
 export type FileService = {
@@ -51,9 +51,6 @@ export type FileHost = { name: string; alerts: HostAlerts };
 
 /** A `[[check]]` of the file, translated to the API's check body. `index` is its position in the file. */
 export type FileCheck = { index: number; body: CheckBody; pingToken: string | null };
-
-export const channelKinds = ['ntfy', 'webhook', 'slack', 'discord', 'telegram', 'email'] as const;
-export type ChannelKind = (typeof channelKinds)[number];
 
 /** Channel settings in the API's field names; keys a kind does not use are null (`to` empty). */
 export type ChannelSettings = {

@@ -57,6 +57,18 @@ export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
     });
   }
 
+  const tokens = new Map<string, number>();
+  for (const c of parts.checks) {
+    if (c.pingToken === null) continue;
+    const owner = tokens.get(c.pingToken);
+    if (owner === undefined) tokens.set(c.pingToken, c.index);
+    else
+      errors.push({
+        path: ['check', c.index, 'ping_token'],
+        message: `check[${owner}] has the same ping_token`,
+      });
+  }
+
   const sites = new Map<string, number>();
   parts.services.forEach((s, i) => {
     s.sites.forEach((site, j) => {

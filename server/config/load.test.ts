@@ -274,6 +274,12 @@ test('name collisions within the file', () => {
   ]);
 });
 
+test('two heartbeats cannot share a ping token', () => {
+  const hb = (name: string) =>
+    check(name, 'jobs', 'every = "1h"\nping_token = "btp_abcdefghijklmnopqrstuvwxyz"');
+  assert.equal(errorOf(hb('a') + hb('b')), 'check[1].ping_token: check[0] has the same ping_token');
+});
+
 test('a collision with a panel or host check rejects the whole file', () => {
   const names = () => ({
     checks: [

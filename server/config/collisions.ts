@@ -97,6 +97,15 @@ export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
       message: `collides with ${where}; rename one of them (the whole file is rejected until then)`,
     });
   }
+  const fileChecks = new Map(parts.checks.map((c) => [c.body.name, c.index]));
+  for (const service of outside.services ?? []) {
+    const index = fileChecks.get(service);
+    if (index === undefined) continue;
+    errors.push({
+      path: ['check', index, 'name'],
+      message: `collides with the service "${service}" of panel checks; rename the check (the whole file is rejected until then)`,
+    });
+  }
   return errors;
 }
 

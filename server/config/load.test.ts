@@ -300,6 +300,13 @@ test('a collision with a panel or host check rejects the whole file', () => {
     errorOf(check('x', 'api', 'ping = "h"'), { env: {}, names }),
     /^check\[0\]\.service: collides with the panel check "api"/,
   );
+  assert.equal(
+    errorOf(check('backend', 's', 'ping = "h"'), {
+      env: {},
+      names: () => ({ checks: [], services: ['backend'] }),
+    }),
+    'check[0].name: collides with the service "backend" of panel checks; rename the check (the whole file is rejected until then)',
+  );
 });
 
 test('top-level tables are validated', () => {

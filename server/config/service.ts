@@ -100,7 +100,11 @@ export const defaultRetention = { checkResultsMs: 90 * 86_400_000 };
  * panel checks (made through the API) and command checks of hosts' checks files.
  * Never list file-managed checks here.
  */
-export type OutsideNames = { checks: { name: string; source: 'panel' | 'host'; host?: string }[] };
+export type OutsideNames = {
+  checks: { name: string; source: 'panel' | 'host'; host?: string }[];
+  /** Services that exist outside the file (made by panel checks); a file check must not take their names. */
+  services?: string[];
+};
 
 /** A check made in the panel or through the API, for the export. */
 export type PanelCheck = { body: CheckBody; pingToken: string | null };

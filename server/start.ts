@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
-import { type ConfigService, staticConfig } from './config/service.ts';
+import type { ConfigService } from './config/service.ts';
+import { createFileConfig } from './config/watch.ts';
 import type { Deps } from './deps.ts';
 import { Bus } from './live/bus.ts';
 import type { Log } from './log.ts';
@@ -42,7 +43,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     clock: options.clock ?? systemClock,
     bus: new Bus(),
     metrics,
-    config: options.config ?? staticConfig(),
+    config:
+      options.config ?? createFileConfig({ path: options.configPath, env: options.env, log: options.log }),
     log: options.log,
     env: options.env,
     dataDir: options.dataDir,

@@ -124,5 +124,5 @@ export function clearSessionCookie(reply: FastifyReply, serverUrl: string | null
 }
 
 export function isHttps(url: string | null): boolean {
-  return url !== null && url.toLowerCase().startsWith('https:');
+  return url?.toLowerCase().startsWith('https:') === true;
 }

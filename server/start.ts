@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { createCheckEngine, type EngineOptions } from './checks/engine.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { type ConfigService, staticConfig } from './config/service.ts';
 import type { Deps } from './deps.ts';
@@ -18,6 +19,8 @@ export type ServerOptions = {
   clock?: Clock;
   /** Replaces the mon.toml loader (tests). */
   config?: ConfigService;
+  /** Check engine settings (tests: runners, resolvers, concurrency). */
+  checks?: EngineOptions;
 };
 
 export type Server = {
@@ -46,8 +49,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     authenticate: async () => null,
     health: [],
   };
+  const checks = createCheckEngine(deps, options.checks);
   const app = buildApp(deps, routeModules);
   await app.ready();
+  await checks.start();
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -55,6 +60,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     close() {
       closing ??= (async () => {
         await app.close();
+        await checks.stop();
         deps.config.close();
         await store.close();
       })();

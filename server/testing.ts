@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EngineOptions } from './checks/engine.ts';
 import type { Clock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
 import { silentLog } from './log.ts';
@@ -16,7 +17,13 @@ export type TestServer = Server & { dataDir: string; dispose(): Promise<void> };
 
 /** A whole server on a temporary data directory, for `app.inject()` tests. Call `dispose()` after. */
 export async function createTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; config?: ConfigService; configPath?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    config?: ConfigService;
+    configPath?: string;
+    checks?: EngineOptions;
+  } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
   const server = await createServer({
@@ -26,6 +33,7 @@ export async function createTestServer(
     log: silentLog,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.checks ? { checks: options.checks } : {}),
   });
   return {
     ...server,

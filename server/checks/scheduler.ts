@@ -39,7 +39,10 @@ export class Scheduler {
     const gen = ++this.gen;
     this.current.set(id, gen);
     push(this.heap, { at, id, gen });
-    if (this.running && at < this.timerAt) this.arm();
+    if (!this.running) return;
+    // Due now (a new or changed check): start it without waiting for a timer.
+    if (at <= this.options.clock.now()) this.tick();
+    else if (at < this.timerAt) this.arm();
   }
 
   remove(id: string): void {
@@ -126,12 +129,17 @@ export class Scheduler {
   }
 }
 
+/** Earlier first; equal times in the order they were scheduled. */
+function less(a: Entry, b: Entry): boolean {
+  return a.at < b.at || (a.at === b.at && a.gen < b.gen);
+}
+
 function push(heap: Entry[], entry: Entry): void {
   heap.push(entry);
   let i = heap.length - 1;
   while (i > 0) {
     const parent = (i - 1) >> 1;
-    if (heap[parent]!.at <= entry.at) break;
+    if (!less(entry, heap[parent]!)) break;
     heap[i] = heap[parent]!;
     i = parent;
   }
@@ -147,9 +155,9 @@ function pop(heap: Entry[]): Entry | undefined {
     const l = 2 * i + 1;
     const r = l + 1;
     let smallest = i;
-    const at = (k: number) => (k === i ? last.at : heap[k]!.at);
-    if (l < heap.length && heap[l]!.at < at(smallest)) smallest = l;
-    if (r < heap.length && heap[r]!.at < at(smallest)) smallest = r;
+    const at = (k: number) => (k === i ? last : heap[k]!);
+    if (l < heap.length && less(heap[l]!, at(smallest))) smallest = l;
+    if (r < heap.length && less(heap[r]!, at(smallest))) smallest = r;
     if (smallest === i) break;
     heap[i] = heap[smallest]!;
     i = smallest;

@@ -21,6 +21,8 @@ export type ServerOptions = {
   config?: ConfigService;
   /** Check engine settings (tests: runners, resolvers, concurrency). */
   checks?: EngineOptions;
+  /** How long a write waits for a database lock held elsewhere (tests shorten it). */
+  busyTimeoutMs?: number;
 };
 
 export type Server = {
@@ -36,6 +38,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const store = openStore(join(options.dataDir, 'mon.db'), {
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   const deps: Deps = {
     store,

@@ -23,6 +23,7 @@ export async function createTestServer(
     config?: ConfigService;
     configPath?: string;
     checks?: EngineOptions;
+    busyTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
@@ -34,6 +35,7 @@ export async function createTestServer(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.checks ? { checks: options.checks } : {}),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   return {
     ...server,

@@ -5,6 +5,7 @@ import { afterMissed, expectedAfter, type HeartbeatTimes, heartbeatDeadline } fr
 import { reconcileFile } from './manage.ts';
 import { DAY, HOUR, pruneRollups } from './rollups.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
+import { runners as defaultRunners } from './runners/index.ts';
 import { pruneRuns, type RunWrite, writeRuns } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
 import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
@@ -22,6 +23,7 @@ export type TransitionEvent = Transition & {
 };
 
 export type EngineOptions = {
+  /** The runner of each kind (default: the real ones); a kind without one is not run here. */
   runners?: Partial<Record<ServerRunKind, Runner>>;
   /** Runs in flight at most (default 256). */
   concurrency?: number;
@@ -79,7 +81,7 @@ export class CheckEngine {
 
   constructor(deps: Deps, options: EngineOptions) {
     this.deps = deps;
-    this.options = options;
+    this.options = { ...options, runners: options.runners ?? defaultRunners };
     this.scheduler = new Scheduler({
       clock: deps.clock,
       concurrency: options.concurrency ?? 256,

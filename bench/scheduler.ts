@@ -1,4 +1,6 @@
 import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCheckEngine } from '../server/checks/engine.ts';
 import { newId } from '../server/checks/manage.ts';
@@ -11,7 +13,6 @@ import { Bus } from '../server/live/bus.ts';
 import { silentLog } from '../server/log.ts';
 import { createMetrics } from '../server/metrics.ts';
 import { openStore } from '../server/store/db.ts';
-import { tempDir } from '../server/testing.ts';
 import type { Benchmark } from './main.ts';
 
 const CHECKS = 10_000;
@@ -29,7 +30,8 @@ export const benchmark: Benchmark = {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const port = await new Promise<number>((resolve) => target.once('message', (m) => resolve(m as number)));
-    const { dir, remove } = tempDir('mon-bench-');
+    const dir = mkdtempSync(join(tmpdir(), 'mon-bench-'));
+    const remove = () => rmSync(dir, { recursive: true, force: true });
     const metrics = createMetrics();
     const store = openStore(join(dir, 'mon.db'));
     const deps: Deps = {

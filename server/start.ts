@@ -4,6 +4,8 @@ import { buildApp } from './app.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authState } from './auth/service.ts';
 import { prepareSetupToken } from './auth/setup-token.ts';
+import { createCheckEngine, type EngineOptions } from './checks/engine.ts';
+import { panelCheckNames, panelChecksForExport, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
 import { createFileConfig } from './config/watch.ts';
@@ -22,6 +24,8 @@ export type ServerOptions = {
   clock?: Clock;
   /** Replaces the mon.toml loader (tests). */
   config?: ConfigService;
+  /** Check engine settings (tests: runners, resolvers, concurrency). */
+  checks?: EngineOptions;
   /** How long a write waits for a database lock held elsewhere (tests shorten it). */
   busyTimeoutMs?: number;
 };
@@ -47,7 +51,15 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     bus: new Bus(),
     metrics,
     config:
-      options.config ?? createFileConfig({ path: options.configPath, env: options.env, log: options.log }),
+      options.config ??
+      createFileConfig({
+        path: options.configPath,
+        env: options.env,
+        log: options.log,
+        // Names the file must not take, and panel checks for the export: both live in the database.
+        names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
+        panelChecks: () => panelChecksForExport(store),
+      }),
     log: options.log,
     env: options.env,
     dataDir: options.dataDir,
@@ -56,8 +68,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   };
   deps.authenticate = createAuthenticator(deps);
   authState(deps).setupToken = prepareSetupToken(deps);
+  const checks = createCheckEngine(deps, options.checks);
   const app = buildApp(deps, routeModules);
   await app.ready();
+  await checks.start();
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -65,6 +79,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     close() {
       closing ??= (async () => {
         await app.close();
+        await checks.stop();
         deps.config.close();
         await store.close();
       })();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EngineOptions } from './checks/engine.ts';
 import type { Clock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
 import { silentLog } from './log.ts';
@@ -21,6 +22,7 @@ export async function createTestServer(
     clock?: Clock;
     config?: ConfigService;
     configPath?: string;
+    checks?: EngineOptions;
     busyTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
@@ -32,6 +34,7 @@ export async function createTestServer(
     log: silentLog,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.checks ? { checks: options.checks } : {}),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   return {

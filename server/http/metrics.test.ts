@@ -34,7 +34,11 @@ test('/metrics needs read access', async () => {
 test('/metrics shows every metric of the spec, fed by real events, in valid Prometheus text', async () => {
   const token = await server.tokenOf('read');
   await server.deps.store.writer.run((db) => db.exec('CREATE TABLE t (x)'));
-  const r = await server.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+  const r = await server.app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(r.statusCode, 200);
   assert.match(String(r.headers['content-type']), /^text\/plain/);
   for (const name of specMetrics) assert.match(r.body, new RegExp(`^# TYPE ${name} `, 'm'), name);

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { buildApp } from './app.ts';
+import { bodyLimits, buildApp } from './app.ts';
 import { invalid, unavailable } from './problem.ts';
 import { createTestServer, type TestServer, tempDir } from './testing.ts';
 
@@ -167,4 +167,24 @@ test('healthz reports a database that cannot be written', async () => {
   assert.equal(healed.statusCode, 200);
   other.close();
   await locked.dispose();
+});
+
+test("a route's own body limit from the limits table answers 413 past it", async () => {
+  bodyLimits['POST /api/v1/auth/login'] = 100;
+  const limited = buildApp(server.deps, [(a) => a.post('/api/v1/auth/login', async () => ({ ok: true }))]);
+  delete bodyLimits['POST /api/v1/auth/login'];
+  const small = await limited.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { pad: 'x'.repeat(50) },
+  });
+  assert.equal(small.statusCode, 200);
+  const large = await limited.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { pad: 'x'.repeat(200) },
+  });
+  assert.equal(large.statusCode, 413);
+  problemOf(large);
+  await limited.close();
 });

@@ -23,6 +23,16 @@ const reservedPrefixes = ['/api', '/agent', '/auth', '/e', '/ping', '/hooks', '/
 
 export const panelDist = join(import.meta.dirname, '..', 'panel', 'dist');
 
+/** Body limits of SPEC.md's Limits table; every other route takes up to 1 MiB. Over the limit: 413. */
+export const bodyLimits: Record<string, number> = {
+  'POST /e': 8 * 1024,
+  'POST /api/deploys': 64 * 1024,
+  'POST /api/changes': 64 * 1024,
+  'POST /mcp': 64 * 1024,
+  'POST /hooks/codehost': 5 * 1024 * 1024,
+  'POST /agent/v1/frames': 4 * 1024 * 1024,
+};
+
 /** A route module: registers its routes on the app. Access comes from the access table, not from here. */
 export type RouteModule = (app: FastifyInstance, deps: Deps) => void;
 
@@ -50,6 +60,8 @@ export function buildApp(
         accessOf(method, route.url) ?? (method === 'HEAD' ? accessOf('GET', route.url) : undefined);
       if (!access) throw new Error(`route ${method} ${route.url} is missing from the access table`);
       route.config = { ...(route.config as object), access };
+      const limit = bodyLimits[`${method} ${route.url}`];
+      if (limit !== undefined) route.bodyLimit = limit;
     }
   });
 

@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { z } from 'zod';
 
 /**
@@ -28,6 +29,9 @@ const statusPattern = z.union([
   z.string().regex(/^[1-5]xx$/, 'must be a status code or a pattern such as 2xx'),
 ]);
 
+/** The keys that say what an assertion tests; each assertion takes exactly one. */
+const assertionKeys = ['status', 'bodyContains', 'bodyNotContains', 'json', 'responseTimeBelowMs'] as const;
+
 export const assertionSchema = z
   .strictObject({
     status: statusPattern.optional(),
@@ -44,17 +48,19 @@ export const assertionSchema = z
     responseTimeBelowMs: z.number().int().positive().max(600_000).optional(),
     degraded: z.boolean().optional(),
   })
-  .refine(
-    (a) =>
-      [a.status, a.bodyContains, a.bodyNotContains, a.json, a.responseTimeBelowMs].filter(
-        (v) => v !== undefined,
-      ).length === 1 ||
-      (a.json === undefined && a.equals !== undefined && a.status === undefined),
-    {
-      message:
-        'an assertion takes exactly one of status, bodyContains, bodyNotContains, json, responseTimeBelowMs',
-    },
-  );
+  .superRefine((a, ctx) => {
+    const given = assertionKeys.filter((key) => a[key] !== undefined);
+    // `equals` goes with `json`, or stands alone (a DNS answer equals the value).
+    const alone = given.length === 0 && a.equals !== undefined;
+    if (given.length > 1 || (given.length === 0 && !alone)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `an assertion takes exactly one of ${assertionKeys.join(', ')}, or equals`,
+      });
+    } else if (a.equals !== undefined && given.length === 1 && given[0] !== 'json') {
+      ctx.addIssue({ code: 'custom', path: ['equals'], message: 'equals goes with json, or alone' });
+    }
+  });
 export type Assertion = z.infer<typeof assertionSchema>;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -67,7 +73,17 @@ export const checkBodySchema = z
     target: nullable(z.string().trim().min(1).max(2048)),
     method: nullable(z.enum(httpMethods)),
     headers: nullable(
-      z.record(z.string().regex(/^[!#$%&'*+.^_`|~\w-]+$/, 'must be a header name'), z.string().max(8192)),
+      z
+        .record(
+          z.string().regex(/^[!#$%&'*+.^_`|~\w-]{1,100}$/, 'must be a header name'),
+          // null keeps the stored value on PUT: reads never show literal header values.
+          z
+            .string()
+            .max(8192)
+            .regex(/^[^\r\n\0]*$/, 'must not contain line breaks')
+            .nullable(),
+        )
+        .refine((h) => Object.keys(h).length <= 50, 'at most 50 headers'),
     ),
     everyMs: nullable(
       z
@@ -102,8 +118,12 @@ export const checkBodySchema = z
       }
       if (has(c.everyMs) === has(c.cron))
         issue(has(c.cron) ? 'cron' : 'everyMs', 'a heartbeat takes everyMs or cron');
-      if (has(c.cron) && !validCron(c.cron!)) issue('cron', 'must be a cron expression with five fields');
-      if (has(c.timezone) && !validTimeZone(c.timezone!)) issue('timezone', 'must be an IANA time zone');
+      const zoneOk = !has(c.timezone) || validTimeZone(c.timezone!);
+      if (!zoneOk) issue('timezone', 'must be an IANA time zone');
+      if (has(c.cron) && zoneOk) {
+        const problem = cronProblem(c.cron!, c.timezone ?? 'UTC');
+        if (problem) issue('cron', problem);
+      }
       return;
     }
     for (const key of ['cron', 'timezone', 'graceMs'] as const) {
@@ -173,7 +193,9 @@ export function withDefaults(body: CheckBody): CheckDefinition {
     kind: body.kind,
     target: body.target ?? null,
     method: body.kind === 'http' ? (body.method ?? 'GET') : null,
-    headers: body.headers ?? {},
+    headers: Object.fromEntries(
+      Object.entries(body.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== null),
+    ),
     everyMs: body.kind === 'domain' ? DOMAIN_EVERY_MS : (body.everyMs ?? DEFAULT_EVERY_MS),
     timeoutMs: Math.min(body.timeoutMs ?? DEFAULT_TIMEOUT_MS, body.everyMs ?? Number.POSITIVE_INFINITY),
     from: body.from ?? null,
@@ -235,9 +257,13 @@ function validTimeZone(zone: string): boolean {
   }
 }
 
-function validCron(expr: string): boolean {
-  const fields = expr.trim().split(/\s+/);
-  return (
-    (fields.length === 5 || fields.length === 6) && fields.every((f) => /^[\d*/,\-a-zA-Z?LW#]+$/.test(f))
-  );
+/** Why `expr` is not a usable five- or six-field cron expression in `timezone`, or null. */
+export function cronProblem(expr: string, timezone: string): string | null {
+  let cron: Cron;
+  try {
+    cron = new Cron(expr, { timezone, paused: true, mode: '5-or-6-parts' });
+  } catch (error) {
+    return `must be a cron expression with five fields: ${(error as Error).message}`;
+  }
+  return cron.nextRun() ? null : 'never matches a date';
 }

@@ -188,3 +188,17 @@ test("a route's own body limit from the limits table answers 413 past it", async
   problemOf(large);
   await limited.close();
 });
+
+test('malformed URLs and text bodies answer problem+json', async () => {
+  const badUrl = await app.inject({ method: 'GET', url: '/api/v1/checks/%E0%A4%A' });
+  assert.equal(badUrl.statusCode, 400);
+  problemOf(badUrl);
+  const text = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    headers: { 'content-type': 'text/plain' },
+    payload: '{}',
+  });
+  assert.equal(text.statusCode, 415);
+  problemOf(text);
+});

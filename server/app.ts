@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ZodError } from 'zod';
 import { type Access, accessOf, refusal } from './auth/access.ts';
 import type { Deps } from './deps.ts';
@@ -49,7 +49,14 @@ export function buildApp(
     // Closing the server ends idle keep-alive connections at once; the stream closes its own.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Malformed URLs and the like still answer problem+json.
+    frameworkErrors: (error, _request, reply) => {
+      const problem = toProblem(error);
+      (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.body());
+    },
   });
+  // JSON routes read JSON only: a text/plain body answers 415 instead of reaching a schema as a string.
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('principal', null);
 
   // Every route must be in the access table: a route without an access term does not register.
@@ -76,7 +83,9 @@ export function buildApp(
   app.setErrorHandler((error: FastifyError | Problem | ZodError, request, reply) => {
     const problem = toProblem(error);
     if (problem.status >= 500 && !(error instanceof Problem)) {
-      deps.log.error('request failed', { method: request.method, url: request.url, error: String(error) });
+      // The route pattern, not the URL: ping URLs carry their token.
+      const route = request.routeOptions.url ?? 'unknown route';
+      deps.log.error('request failed', { method: request.method, route, error: String(error) });
     }
     if (problem.retryAfter !== undefined) reply.header('Retry-After', String(problem.retryAfter));
     return reply.code(problem.status).type('application/problem+json').send(problem.body());
@@ -115,6 +124,9 @@ function toProblem(error: unknown): Problem {
   if (error instanceof Problem) return error;
   if (error instanceof ZodError) {
     const issue = error.issues[0];
+    if (issue && issue.path.length === 0 && issue.code === 'invalid_type') {
+      return new Problem(400, 'bad request', 'the body must be a JSON object');
+    }
     const field = issue ? formatPath(issue.path) : '';
     return new Problem(422, 'invalid value', field ? `${field}: ${issue?.message}` : issue?.message);
   }

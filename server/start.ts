@@ -43,6 +43,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const store = openStore(join(options.dataDir, 'mon.db'), {
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
+    onFailure: (error) => options.log.error('a write transaction failed', { error: String(error) }),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   const deps: Deps = {

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { forbidden, Problem } from '../problem.ts';
-import type { Access, Authenticator, Principal } from './access.ts';
+import { type Access, type Authenticator, type Principal, refusal } from './access.ts';
 import { oidcAdmits, oidcRole } from './oidc.ts';
 import { expectedOrigin, isWrite, originAllowed } from './origin.ts';
 import { proxyIdentity, proxyPrincipal } from './proxy.ts';
@@ -29,7 +29,8 @@ export function createAuthenticator(deps: Deps): Authenticator {
     const strict = !open.has(access);
     try {
       const principal = await find(deps, request);
-      if (principal?.kind === 'user' && isWrite(request.method)) {
+      // A person refused by role hears that (403 "only admins can do this"), not the Origin rule.
+      if (principal?.kind === 'user' && isWrite(request.method) && refusal(access, principal) === null) {
         const url = deps.config.current().server.url;
         if (!originAllowed(request, url)) {
           throw forbidden(`a signed-in write must come with Origin ${expectedOrigin(request, url)}`);

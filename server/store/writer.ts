@@ -20,6 +20,8 @@ export type WriterOptions = {
   onCommit?: (jobs: number) => void;
   /** Called when a job is refused because the queue is full. */
   onQueueFull?: () => void;
+  /** Called when a whole transaction fails to commit (disk full, I/O error, locked). */
+  onFailure?: (error: unknown) => void;
 };
 
 /**
@@ -34,6 +36,7 @@ export class Writer {
   private readonly maxBatch: number;
   private readonly onCommit: (jobs: number) => void;
   private readonly onQueueFull: () => void;
+  private readonly onFailure: (error: unknown) => void;
   private scheduled = false;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
@@ -47,6 +50,7 @@ export class Writer {
     this.maxBatch = options.maxBatch ?? 5_000;
     this.onCommit = options.onCommit ?? (() => {});
     this.onQueueFull = options.onQueueFull ?? (() => {});
+    this.onFailure = options.onFailure ?? (() => {});
   }
 
   /** Queues `fn`; resolves with its result once committed. Rejects with a 503 Problem when full. */
@@ -118,8 +122,13 @@ export class Writer {
       this.db.exec('COMMIT');
     } catch (error) {
       // The transaction itself failed (disk full, I/O error, locked): nothing of this batch is stored.
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      try {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // The connection rolls back on its own when it cannot; nothing more to do here.
+      }
       this.failure = (error as Error).message;
+      this.onFailure(error);
       for (const job of batch) job.reject(error);
       this.afterBatch();
       return;

@@ -8,7 +8,9 @@ let vite;
 try {
   vite = await import(require.resolve('vite'));
 } catch {
-  console.warn('mon: Vite is not installed; the panel is not rebuilt (install dev dependencies to build it).');
+  console.warn(
+    'mon: Vite is not installed; the panel is not rebuilt (install dev dependencies to build it).',
+  );
   process.exit(0);
 }
 const root = import.meta.dirname;

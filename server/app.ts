@@ -27,7 +27,12 @@ export const panelDist = join(import.meta.dirname, '..', 'panel', 'dist');
 export type RouteModule = (app: FastifyInstance, deps: Deps) => void;
 
 /** Builds the HTTP app without listening; tests call `app.inject()`. */
-export function buildApp(deps: Deps, modules: RouteModule[] = []): FastifyInstance {
+export function buildApp(
+  deps: Deps,
+  modules: RouteModule[] = [],
+  options: { panelDir?: string } = {},
+): FastifyInstance {
+  const panelDir = options.panelDir ?? panelDist;
   const app = Fastify({
     logger: false,
     bodyLimit: 1024 * 1024,
@@ -72,12 +77,15 @@ export function buildApp(deps: Deps, modules: RouteModule[] = []): FastifyInstan
       const problem = new Problem(404, 'not found', `no route ${request.method} ${path}`);
       return reply.code(404).type('application/problem+json').send(problem.body());
     }
-    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(indexHtml());
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'no-cache')
+      .send(indexHtml(panelDir));
   });
 
   app.register(fastifyCookie);
   app.register(fastifyStatic, {
-    root: join(panelDist, 'assets'),
+    root: join(panelDir, 'assets'),
     prefix: '/assets/',
     index: false,
     immutable: true,
@@ -124,8 +132,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 let cachedIndex: { html: string; from: string } | undefined;
 
-function indexHtml(): string {
-  const file = join(panelDist, 'index.html');
+function indexHtml(panelDir: string): string {
+  const file = join(panelDir, 'index.html');
   const from = existsSync(file) ? file : 'placeholder';
   if (cachedIndex?.from !== from) {
     cachedIndex = { from, html: from === 'placeholder' ? placeholderHtml : readFileSync(file, 'utf8') };

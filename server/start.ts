@@ -18,6 +18,8 @@ export type ServerOptions = {
   clock?: Clock;
   /** Replaces the mon.toml loader (tests). */
   config?: ConfigService;
+  /** How long a write waits for a database lock held elsewhere (tests shorten it). */
+  busyTimeoutMs?: number;
 };
 
 export type Server = {
@@ -33,6 +35,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const store = openStore(join(options.dataDir, 'mon.db'), {
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   const deps: Deps = {
     store,

@@ -16,7 +16,13 @@ export type TestServer = Server & { dataDir: string; dispose(): Promise<void> };
 
 /** A whole server on a temporary data directory, for `app.inject()` tests. Call `dispose()` after. */
 export async function createTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; config?: ConfigService; configPath?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    config?: ConfigService;
+    configPath?: string;
+    busyTimeoutMs?: number;
+  } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
   const server = await createServer({
@@ -26,6 +32,7 @@ export async function createTestServer(
     log: silentLog,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   return {
     ...server,

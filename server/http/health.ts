@@ -17,7 +17,10 @@ export function registerHealth(app: FastifyInstance, deps: Deps): void {
 }
 
 function unhealthyReason(deps: Deps): string | null {
-  if (!deps.store.writable()) return 'database not writable';
+  if (!deps.store.writable()) {
+    const why = deps.store.writer.failure;
+    return why ? `database not writable: ${why}` : 'database not writable';
+  }
   if (deps.store.writer.stalled()) return 'writer stalled';
   for (const check of deps.health) {
     const reason = check();

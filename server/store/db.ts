@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Writer, type WriterOptions } from './writer.ts';
@@ -17,26 +17,32 @@ export type Store = {
   close(): Promise<void>;
 };
 
-export function openStore(file: string, writerOptions: WriterOptions = {}): Store {
+export type StoreOptions = WriterOptions & {
+  /** How long a write waits for a lock held by another process before failing. */
+  busyTimeoutMs?: number;
+};
+
+export function openStore(file: string, options: StoreOptions = {}): Store {
   mkdirSync(dirname(file), { recursive: true });
-  const write = new DatabaseSync(file, { timeout: 5000 });
+  const busy = options.busyTimeoutMs ?? 5000;
+  const write = new DatabaseSync(file, { timeout: busy });
   write.exec('PRAGMA journal_mode = WAL');
   // FULL: a commit is on disk before the caller hears 2xx, even across a power cut.
   write.exec('PRAGMA synchronous = FULL');
   write.exec('PRAGMA foreign_keys = ON');
-  write.exec('PRAGMA busy_timeout = 5000');
   migrate(write);
   const read = new DatabaseSync(file, { timeout: 5000, readOnly: true });
   read.exec('PRAGMA foreign_keys = ON');
-  const writer = new Writer(write, writerOptions);
+  const writer = new Writer(write, options);
   let closed = false;
   return {
     read,
     writer,
     writable() {
-      if (closed) return false;
+      if (closed || writer.failure !== null) return false;
       try {
-        write.exec('BEGIN IMMEDIATE; ROLLBACK');
+        accessSync(file, constants.W_OK);
+        accessSync(dirname(file), constants.W_OK);
         return true;
       } catch {
         return false;

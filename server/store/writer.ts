@@ -38,6 +38,8 @@ export class Writer {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private lastCommitAt = Date.now();
+  /** Why the last transaction failed to commit, until one commits again. */
+  failure: string | null = null;
 
   constructor(db: DatabaseSync, options: WriterOptions = {}) {
     this.db = db;
@@ -115,13 +117,15 @@ export class Writer {
       }
       this.db.exec('COMMIT');
     } catch (error) {
-      // The transaction itself failed (disk full, I/O error): nothing of this batch is stored.
+      // The transaction itself failed (disk full, I/O error, locked): nothing of this batch is stored.
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.failure = (error as Error).message;
       for (const job of batch) job.reject(error);
       this.afterBatch();
       return;
     }
     this.lastCommitAt = Date.now();
+    this.failure = null;
     this.onCommit(batch.length);
     batch.forEach((job, i) => {
       const outcome = outcomes[i]!;

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { buildApp } from './app.ts';
+import { invalid, unavailable } from './problem.ts';
+import { createTestServer, type TestServer, tempDir } from './testing.ts';
+
+let server: TestServer;
+let app: FastifyInstance;
+const panel = tempDir('mon-panel-');
+
+before(async () => {
+  server = await createTestServer();
+  mkdirSync(join(panel.dir, 'assets'));
+  writeFileSync(join(panel.dir, 'index.html'), '<!doctype html><title>panel</title>');
+  writeFileSync(join(panel.dir, 'assets', 'app-1a2b3c.js'), 'console.log(1)');
+  // Test routes under paths of the access table whose term is `none`, so no credentials are needed.
+  app = buildApp(
+    server.deps,
+    [
+      (a) => {
+        a.post('/api/v1/auth/login', async (request) => {
+          const kind = (request.body as { fail?: string }).fail;
+          if (kind === 'zod') z.strictObject({ email: z.string().email() }).parse({ email: 'nope' });
+          if (kind === 'problem') throw invalid('password', 'must be at least 12 characters');
+          if (kind === 'busy') throw unavailable(3, 'the write queue is full');
+          if (kind === 'crash') throw new Error('secret internal detail at /srv/x.ts:12');
+          return { ok: true };
+        });
+      },
+    ],
+    { panelDir: panel.dir },
+  );
+  await app.ready();
+});
+
+after(async () => {
+  await app.close();
+  await server.dispose();
+  panel.remove();
+});
+
+function problemOf(response: { headers: Record<string, unknown>; json: () => unknown }) {
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+  return response.json() as { type: string; status: number; title: string; detail?: string };
+}
+
+test('a ZodError answers 422 naming the field', async () => {
+  const r = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { fail: 'zod' } });
+  assert.equal(r.statusCode, 422);
+  const p = problemOf(r);
+  assert.equal(p.type, 'about:blank');
+  assert.equal(p.status, 422);
+  assert.match(p.detail ?? '', /^email: /);
+});
+
+test('a thrown Problem keeps its status, title and detail', async () => {
+  const r = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { fail: 'problem' } });
+  assert.equal(r.statusCode, 422);
+  assert.equal(problemOf(r).detail, 'password: must be at least 12 characters');
+});
+
+test('503 carries Retry-After', async () => {
+  const r = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { fail: 'busy' } });
+  assert.equal(r.statusCode, 503);
+  assert.equal(r.headers['retry-after'], '3');
+  problemOf(r);
+});
+
+test('500 never leaks the error or a stack', async () => {
+  const r = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { fail: 'crash' } });
+  assert.equal(r.statusCode, 500);
+  const p = problemOf(r);
+  assert.equal(p.title, 'internal error');
+  assert.doesNotMatch(r.body, /secret|srv|\.ts/);
+});
+
+test('unreadable JSON answers 400 and a body over the limit 413', async () => {
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"email":',
+  });
+  assert.equal(bad.statusCode, 400);
+  problemOf(bad);
+  const big = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 1) }),
+  });
+  assert.equal(big.statusCode, 413);
+  problemOf(big);
+});
+
+test('unknown paths under reserved prefixes answer 404 problem+json', async () => {
+  for (const path of [
+    '/api',
+    '/api/v1/nope',
+    '/agent/v1/x',
+    '/auth/x',
+    '/e',
+    '/ping/x/y/z',
+    '/hooks/x',
+    '/mcp/x',
+  ]) {
+    const r = await app.inject({ method: 'GET', url: path });
+    assert.equal(r.statusCode, 404, path);
+    assert.equal(problemOf(r).status, 404);
+  }
+});
+
+test('other unknown paths serve the panel index without caching it', async () => {
+  for (const path of ['/', '/checks/abc', '/settings?tab=users', '/events', '/apis']) {
+    const r = await app.inject({ method: 'GET', url: path });
+    assert.equal(r.statusCode, 200, path);
+    assert.match(String(r.headers['content-type']), /text\/html/);
+    assert.equal(r.body, '<!doctype html><title>panel</title>');
+    assert.equal(r.headers['cache-control'], 'no-cache');
+  }
+});
+
+test('assets are served with a one-year immutable cache; a missing asset is a 404', async () => {
+  const r = await app.inject({ method: 'GET', url: '/assets/app-1a2b3c.js' });
+  assert.equal(r.statusCode, 200);
+  assert.match(String(r.headers['cache-control']), /max-age=31536000/);
+  assert.match(String(r.headers['cache-control']), /immutable/);
+  const missing = await app.inject({ method: 'GET', url: '/assets/nope.js' });
+  assert.equal(missing.statusCode, 404);
+});
+
+test('a route missing from the access table refuses to register', async () => {
+  assert.throws(
+    () => buildApp(server.deps, [(a) => a.get('/api/v1/rogue', async () => 'x')]),
+    /missing from the access table/,
+  );
+});
+
+test('healthz answers ok, or 503 with the reason', async () => {
+  const ok = await server.app.inject({ method: 'GET', url: '/healthz' });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.body, 'ok');
+  server.deps.health.push(() => 'check engine not running');
+  const down = await server.app.inject({ method: 'GET', url: '/healthz' });
+  server.deps.health.pop();
+  assert.equal(down.statusCode, 503);
+  assert.equal(down.body, 'check engine not running');
+  assert.ok(down.headers['retry-after']);
+});
+
+test('healthz reports a database that cannot be written', async () => {
+  const locked = await createTestServer({ busyTimeoutMs: 20 });
+  const other = new DatabaseSync(join(locked.dataDir, 'mon.db'));
+  other.exec('BEGIN IMMEDIATE');
+  await assert.rejects(locked.deps.store.writer.run((db) => db.exec('CREATE TABLE t (x)')));
+  const r = await locked.app.inject({ method: 'GET', url: '/healthz' });
+  assert.equal(r.statusCode, 503);
+  assert.match(r.body, /^database not writable/);
+  other.exec('ROLLBACK');
+  await locked.deps.store.writer.run((db) => db.exec('CREATE TABLE t (x)'));
+  const healed = await locked.app.inject({ method: 'GET', url: '/healthz' });
+  assert.equal(healed.statusCode, 200);
+  other.close();
+  await locked.dispose();
+});

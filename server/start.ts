@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
+import { authState } from './auth/service.ts';
+import { prepareSetupToken } from './auth/setup-token.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { type ConfigService, staticConfig } from './config/service.ts';
 import type { Deps } from './deps.ts';
@@ -49,6 +52,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     authenticate: async () => null,
     health: [],
   };
+  deps.authenticate = createAuthenticator(deps);
+  authState(deps).setupToken = prepareSetupToken(deps);
   const app = buildApp(deps, routeModules);
   await app.ready();
   let closing: Promise<void> | undefined;

@@ -11,6 +11,7 @@ import { z } from 'zod';
  *   issuer = "https://id.example.com"     # discovery at <issuer>/.well-known/openid-configuration
  *   client_id = "mon"
  *   client_secret = "${OIDC_SECRET}"
+ *   token_endpoint_auth_method = "client_secret_basic"   # or client_secret_post; none without a secret
  *   scopes = ["openid", "email"]          # default openid email profile
  *   allowed_emails = ["ann@example.com"]  # who may sign in: these addresses ...
  *   allowed_domains = ["example.com"]     # ... or any verified address of these domains
@@ -32,6 +33,9 @@ export const oidcProviderSchema = z.strictObject({
   issuer: z.string().url('must be a URL'),
   client_id: z.string().min(1),
   client_secret: z.string().min(1).optional(),
+  token_endpoint_auth_method: z
+    .enum(['client_secret_basic', 'client_secret_post'])
+    .default('client_secret_basic'),
   scopes: z.array(z.string().min(1)).default(['openid', 'email', 'profile']),
   allowed_emails: emailList,
   allowed_domains: domainList,

@@ -1,0 +1,96 @@
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { forbidden, Problem } from '../problem.ts';
+import type { Access, Authenticator, Principal } from './access.ts';
+import { oidcAdmits, oidcRole } from './oidc.ts';
+import { expectedOrigin, isWrite, originAllowed } from './origin.ts';
+import { proxyIdentity, proxyPrincipal } from './proxy.ts';
+import { findSession, sessionIdOf, touchSession } from './sessions.ts';
+import { findToken, touchToken } from './tokens.ts';
+
+/** Routes whose handler authenticates by its own means; mon credentials are not even looked at. */
+const ownAuth = new Set<Access>(['host', 'ping', 'hmac', 'site']);
+/** Routes that anyone may call: bad credentials there mean "nobody", not an error. */
+const open = new Set<Access>(['none', 'setup']);
+
+const tokenTouchEveryMs = 60_000;
+const sessionTouchEveryMs = 5 * 60_000;
+
+/**
+ * Finds the caller: a bearer token first (it takes precedence over a cookie), then a forward-auth
+ * proxy's identity headers (only from trusted_proxies), then the session cookie.
+ * Writes signed in by cookie or proxy must carry a matching Origin (bearer writes are exempt).
+ * On routes that need a caller, a bad token is a 401, a refused person a 403; on open routes, nobody.
+ */
+export function createAuthenticator(deps: Deps): Authenticator {
+  return async (request) => {
+    const access = request.routeOptions.config.access ?? 'none';
+    if (ownAuth.has(access)) return null;
+    const strict = !open.has(access);
+    try {
+      const principal = await find(deps, request);
+      if (principal?.kind === 'user' && isWrite(request.method)) {
+        const url = deps.config.current().server.url;
+        if (!originAllowed(request, url)) {
+          throw forbidden(`a signed-in write must come with Origin ${expectedOrigin(request, url)}`);
+        }
+      }
+      return principal;
+    } catch (error) {
+      if (!strict && error instanceof Problem && (error.status === 401 || error.status === 403)) return null;
+      throw error;
+    }
+  };
+}
+
+/** `Authorization: Bearer <token>`; undefined when the header is absent or another scheme. */
+function bearerOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer[ \t]+(\S*)\s*$/i.exec(header);
+  return match ? match[1]! : undefined;
+}
+
+async function find(deps: Deps, request: FastifyRequest): Promise<Principal | null> {
+  const now = deps.clock.now();
+  const bearer = bearerOf(request);
+  if (bearer !== undefined) {
+    const token = findToken(deps.store.read, bearer);
+    if (!token) throw new Problem(401, 'sign-in required', 'the token is not valid');
+    if (token.lastUsedAt === null || now - token.lastUsedAt >= tokenTouchEveryMs) {
+      deps.store.writer.run((db) => touchToken(db, token.id, now)).catch(() => {});
+    }
+    return { kind: 'token', tokenId: token.id, scope: token.scope, label: token.label };
+  }
+
+  const identity = proxyIdentity(deps, request);
+  if (identity === 'invalid') throw forbidden('the proxy sent an identity that is not an email address');
+  if (identity) {
+    const principal = await proxyPrincipal(deps, identity);
+    if (principal === 'denied') throw forbidden('this account may not sign in');
+    return principal;
+  }
+
+  const sessionId = sessionIdOf(request);
+  if (!sessionId) return null;
+  const found = findSession(deps.store.read, sessionId, now);
+  if (!found) return null;
+  const { session, user } = found;
+  let role = user.role;
+  if (session.method.startsWith('oidc:')) {
+    // A provider removed from the config, or rules that no longer admit the person, end their sessions.
+    const name = session.method.slice(5);
+    const provider = deps.config.current().auth.oidc.find((p) => p.name === name);
+    if (!provider || !oidcAdmits(provider, user.email, user)) return null;
+    role = oidcRole(provider, user);
+  }
+  if (now - session.lastSeenAt >= sessionTouchEveryMs) {
+    deps.store.writer.run((db) => touchSession(db, session.idHash, now)).catch(() => {});
+  }
+  return {
+    kind: 'user',
+    via: 'session',
+    sessionId: session.idHash.toString('hex'),
+    user: { id: user.id, email: user.email, role },
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import type { Problem } from '../problem.ts';
+import { tooMany } from '../problem.ts';
+import { clientAddress, trustedProxies } from './client-address.ts';
+import { OidcFlows } from './oidc-flows.ts';
+import { PasswordHasher } from './passwords.ts';
+import { RateLimiter } from './rate-limit.ts';
+
+/**
+ * The accounts module's state for one server: password hasher (2 at once), sign-in rate limits,
+ * OpenID Connect flows in progress and the setup token. One per Deps, made on first use.
+ */
+export type AuthState = {
+  /** Replaceable so tests can use cheaper argon2 parameters. */
+  hasher: PasswordHasher;
+  /** Sign-in and setup attempts per client address: bursts of 10, then 1 per second. */
+  signIns: RateLimiter;
+  oidc: OidcFlows;
+  /** The setup token while the first account is not made yet; null once spent. */
+  setupToken: string | null;
+};
+
+const states = new WeakMap<Deps, AuthState>();
+
+export function authState(deps: Deps): AuthState {
+  let state = states.get(deps);
+  if (!state) {
+    state = {
+      hasher: new PasswordHasher(),
+      signIns: new RateLimiter({ burst: 10, perSecond: 1, clock: deps.clock }),
+      oidc: new OidcFlows(deps.clock),
+      setupToken: null,
+    };
+    states.set(deps, state);
+  }
+  return state;
+}
+
+/** The client's address, honoring X-Forwarded-For only from `trusted_proxies`. */
+export function clientOf(deps: Deps, request: FastifyRequest): string {
+  return clientAddress(request, trustedProxies(deps.config.current().server.trustedProxies));
+}
+
+/** Counts a sign-in or setup attempt of the request's client; throws 429 beyond the limit. */
+export function countSignIn(deps: Deps, request: FastifyRequest): void {
+  const decision = authState(deps).signIns.take(clientOf(deps, request));
+  if (!decision.ok) throw tooMany(decision.retryAfter, 'too many sign-in attempts') as Problem;
+}

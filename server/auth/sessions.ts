@@ -1,0 +1,128 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { fastifyCookie } from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { randomSecret, sha256 } from './secrets.ts';
+import type { UserRow } from './users.ts';
+
+export const sessionCookie = 'mon_session';
+export const sessionLifetimeMs = 30 * 86_400_000;
+
+export type SessionRow = {
+  idHash: Buffer;
+  userId: string;
+  method: string;
+  createdAt: number;
+  expiresAt: number;
+  lastSeenAt: number;
+};
+
+/** Starts a session; the returned id goes into the cookie and is stored only as its SHA-256. */
+export async function createSession(
+  deps: Deps,
+  userId: string,
+  method: string,
+): Promise<{ id: string; expiresAt: number }> {
+  const id = randomSecret();
+  const now = deps.clock.now();
+  const expiresAt = now + sessionLifetimeMs;
+  await deps.store.writer.run((db) => {
+    db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now);
+    db.prepare(
+      'INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(sha256(id), userId, method, now, expiresAt, now);
+    db.prepare('UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
+  });
+  return { id, expiresAt };
+}
+
+/** The live session of a cookie value, with its account; null when unknown or expired. */
+export function findSession(
+  db: DatabaseSync,
+  id: string,
+  now: number,
+): { session: SessionRow; user: UserRow } | null {
+  const row = db
+    .prepare(
+      `SELECT s.id_hash AS idHash, s.user_id AS userId, s.method, s.created_at AS createdAt,
+              s.expires_at AS expiresAt, s.last_seen_at AS lastSeenAt,
+              u.id, u.email, u.role, u.password, u.source, u.created_at AS userCreatedAt,
+              u.last_sign_in_at AS lastSignInAt
+       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = ?`,
+    )
+    .get(sha256(id)) as Record<string, unknown> | undefined;
+  if (!row || (row.expiresAt as number) <= now) return null;
+  return {
+    session: {
+      idHash: Buffer.from(row.idHash as Uint8Array),
+      userId: row.userId as string,
+      method: row.method as string,
+      createdAt: row.createdAt as number,
+      expiresAt: row.expiresAt as number,
+      lastSeenAt: row.lastSeenAt as number,
+    },
+    user: {
+      id: row.id as string,
+      email: row.email as string,
+      role: row.role as UserRow['role'],
+      password: row.password as string | null,
+      source: row.source as string,
+      createdAt: row.userCreatedAt as number,
+      lastSignInAt: row.lastSignInAt as number | null,
+    },
+  };
+}
+
+export function deleteSession(deps: Deps, idHashHex: string): Promise<void> {
+  return deps.store.writer.run((db) => {
+    db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(Buffer.from(idHashHex, 'hex'));
+  });
+}
+
+/** Ends every session of an account except `keepHashHex` (the caller's own, after a password change). */
+export function endSessionsOf(db: DatabaseSync, userId: string, keepHashHex: string | null = null): void {
+  if (keepHashHex) {
+    db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(
+      userId,
+      Buffer.from(keepHashHex, 'hex'),
+    );
+  } else {
+    db.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
+  }
+}
+
+export function touchSession(db: DatabaseSync, idHash: Buffer, now: number): void {
+  db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
+}
+
+/** The session id of the request's cookie, parsed here because access is decided before body parsing. */
+export function sessionIdOf(request: FastifyRequest): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  const value = fastifyCookie.parse(header)[sessionCookie];
+  return value && value.length <= 100 ? value : null;
+}
+
+/** `Secure` when the public URL is HTTPS. */
+export function setSessionCookie(reply: FastifyReply, id: string, serverUrl: string | null): void {
+  reply.setCookie(sessionCookie, id, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttps(serverUrl),
+    maxAge: sessionLifetimeMs / 1000,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, serverUrl: string | null): void {
+  reply.clearCookie(sessionCookie, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttps(serverUrl),
+  });
+}
+
+export function isHttps(url: string | null): boolean {
+  return url?.toLowerCase().startsWith('https:') === true;
+}

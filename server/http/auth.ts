@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Principal } from '../auth/access.ts';
+import { beginSignIn, finishSignIn } from '../auth/oidc.ts';
+import { givenPasswordSchema, newPasswordSchema } from '../auth/passwords.ts';
+import { secretEquals } from '../auth/secrets.ts';
+import { authState, countSignIn } from '../auth/service.ts';
+import {
+  clearSessionCookie,
+  createSession,
+  deleteSession,
+  endSessionsOf,
+  setSessionCookie,
+} from '../auth/sessions.ts';
+import { discardSetupToken, setupSpent, spendSetup } from '../auth/setup-token.ts';
+import { emailSchema, insertUser, userByEmail, userById } from '../auth/users.ts';
+import type { Deps } from '../deps.ts';
+import { conflict, forbidden, invalid, Problem } from '../problem.ts';
+
+const setupSchema = z.strictObject({
+  token: z.string('must be a string').min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  email: emailSchema,
+  password: newPasswordSchema,
+});
+
+const loginSchema = z.strictObject({ email: emailSchema, password: givenPasswordSchema });
+
+const passwordChangeSchema = z.strictObject({ current: givenPasswordSchema, password: newPasswordSchema });
+
+const providerParams = z.object({ provider: z.string().max(40) });
+
+/** The signed-in person of a `session` route (the access hook guarantees one). */
+export function personOf(request: FastifyRequest): Extract<Principal, { kind: 'user' }> {
+  const p = request.principal;
+  if (p?.kind !== 'user') throw new Problem(401, 'sign-in required');
+  return p;
+}
+
+/** Sign-in, sign-out, setup of the first account, own password, OpenID Connect. */
+export function registerAuth(app: FastifyInstance, deps: Deps): void {
+  app.get('/api/v1/auth', async (request) => {
+    const config = deps.config.current();
+    const p = request.principal;
+    return {
+      needsSetup: !setupSpent(deps.store.read),
+      user: p?.kind === 'user' ? { id: p.user.id, email: p.user.email, role: p.user.role } : null,
+      password: config.auth.password,
+      providers: config.auth.oidc.map((o) => ({
+        name: o.name,
+        label: o.label ?? o.name,
+        url: `/api/v1/auth/oidc/${o.name}`,
+      })),
+      proxy: config.auth.proxy !== undefined,
+    };
+  });
+
+  app.post('/api/v1/auth/setup', async (request, reply) => {
+    countSignIn(deps, request);
+    const state = authState(deps);
+    if (setupSpent(deps.store.read) || state.setupToken === null) throw conflict('setup is already done');
+    const body = setupSchema.parse(request.body ?? {});
+    if (!secretEquals(body.token, state.setupToken)) throw forbidden('the setup token is not valid');
+    const hash = await state.hasher.hash(body.password);
+    const now = deps.clock.now();
+    const user = await deps.store.writer.run((db) => {
+      // Checked again inside the write: two setups racing cannot both win.
+      if (setupSpent(db)) throw conflict('setup is already done');
+      spendSetup(db, now);
+      const made = insertUser(db, { email: body.email, role: 'admin', password: hash, source: 'setup', now });
+      if (made) return made;
+      // The address already signed in through a proxy or provider: it becomes the first admin.
+      db.prepare(`UPDATE users SET role = 'admin', password = ?, source = 'setup' WHERE email = ?`).run(
+        hash,
+        body.email,
+      );
+      return userByEmail(db, body.email)!;
+    });
+    state.setupToken = null;
+    discardSetupToken(deps);
+    deps.log.info('first account created', { email: user.email });
+    const session = await createSession(deps, user.id, 'setup');
+    setSessionCookie(reply, session.id, deps.config.current().server.url);
+    return reply.code(201).send({ id: user.id, email: user.email, role: user.role });
+  });
+
+  app.post('/api/v1/auth/login', async (request, reply) => {
+    countSignIn(deps, request);
+    if (!deps.config.current().auth.password) throw forbidden('password sign-in is turned off');
+    const body = loginSchema.parse(request.body ?? {});
+    const user = userByEmail(deps.store.read, body.email);
+    const ok = await authState(deps).hasher.verify(body.password, user?.password ?? null);
+    if (!ok || !user) throw new Problem(401, 'sign-in required', 'wrong email or password');
+    const session = await createSession(deps, user.id, 'password');
+    setSessionCookie(reply, session.id, deps.config.current().server.url);
+    return { id: user.id, email: user.email, role: user.role };
+  });
+
+  app.post('/api/v1/auth/logout', async (request, reply) => {
+    const person = personOf(request);
+    if (person.sessionId) await deleteSession(deps, person.sessionId);
+    clearSessionCookie(reply, deps.config.current().server.url);
+    return reply.code(204).send();
+  });
+
+  app.get('/api/v1/auth/me', async (request) => {
+    const { user, via } = personOf(request);
+    return { id: user.id, email: user.email, role: user.role, via };
+  });
+
+  app.put('/api/v1/auth/password', async (request, reply) => {
+    const person = personOf(request);
+    countSignIn(deps, request);
+    const body = passwordChangeSchema.parse(request.body ?? {});
+    const account = userById(deps.store.read, person.user.id);
+    if (!account?.password)
+      throw conflict('this account has no password; it signs in through a provider or proxy');
+    const { hasher } = authState(deps);
+    if (!(await hasher.verify(body.current, account.password))) {
+      throw invalid('current', 'is not the current password');
+    }
+    const hash = await hasher.hash(body.password);
+    await deps.store.writer.run((db) => {
+      db.prepare('UPDATE users SET password = ? WHERE id = ?').run(hash, account.id);
+      endSessionsOf(db, account.id, person.sessionId);
+    });
+    return reply.code(204).send();
+  });
+
+  app.get('/api/v1/auth/oidc/:provider', async (request, reply) => {
+    const { provider } = providerParams.parse(request.params);
+    return beginSignIn(deps, request, reply, provider);
+  });
+
+  app.get('/api/v1/auth/oidc/:provider/callback', async (request, reply) => {
+    countSignIn(deps, request);
+    const { provider } = providerParams.parse(request.params);
+    return finishSignIn(deps, request, reply, provider);
+  });
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { createToken, deleteToken, listTokens, newTokenSchema } from '../auth/tokens.ts';
+import type { Deps } from '../deps.ts';
+import { notFound } from '../problem.ts';
+import { personOf } from './auth.ts';
+
+const idParams = z.object({ id: z.string() });
+
+/** API tokens, for admin sessions: list (never the secret), create (secret shown once), revoke. */
+export function registerTokens(app: FastifyInstance, deps: Deps): void {
+  app.get('/api/v1/tokens', async () => ({ tokens: listTokens(deps.store.read) }));
+
+  app.post('/api/v1/tokens', async (request, reply) => {
+    const body = newTokenSchema.parse(request.body ?? {});
+    const token = await createToken(deps, { ...body, createdBy: personOf(request).user.id });
+    return reply.code(201).header('Cache-Control', 'no-store').send(token);
+  });
+
+  app.delete('/api/v1/tokens/:id', async (request, reply) => {
+    const { id } = idParams.parse(request.params);
+    if (!/^[0-9a-f]{16}$/.test(id) || !(await deleteToken(deps, id))) throw notFound('no such token');
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,85 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { newPasswordSchema } from '../auth/passwords.ts';
+import { authState } from '../auth/service.ts';
+import { endSessionsOf } from '../auth/sessions.ts';
+import {
+  adminCount,
+  emailSchema,
+  insertUser,
+  listUsers,
+  roleSchema,
+  type UserRow,
+  userById,
+  userView,
+} from '../auth/users.ts';
+import type { Deps } from '../deps.ts';
+import { conflict, notFound } from '../problem.ts';
+
+const newUserSchema = z.strictObject({
+  email: emailSchema,
+  role: roleSchema,
+  // Absent or null: the account signs in only through a provider or the proxy.
+  password: newPasswordSchema.nullable().optional(),
+});
+
+const changeSchema = z
+  .strictObject({ role: roleSchema.optional(), password: newPasswordSchema.optional() })
+  .refine((b) => b.role !== undefined || b.password !== undefined, 'give role, password or both');
+
+const idParams = z.object({ id: z.string() });
+
+function existing(db: DatabaseSync, id: string): UserRow {
+  const user = /^[0-9a-f]{16}$/.test(id) ? userById(db, id) : null;
+  if (!user) throw notFound('no such user');
+  return user;
+}
+
+/** Accounts, for admins: list, add, change role or password, remove. At least one admin always stays. */
+export function registerUsers(app: FastifyInstance, deps: Deps): void {
+  app.get('/api/v1/users', async () => ({ users: listUsers(deps.store.read).map(userView) }));
+
+  app.post('/api/v1/users', async (request, reply) => {
+    const body = newUserSchema.parse(request.body ?? {});
+    const hash = body.password ? await authState(deps).hasher.hash(body.password) : null;
+    const now = deps.clock.now();
+    const user = await deps.store.writer.run((db) =>
+      insertUser(db, { email: body.email, role: body.role, password: hash, source: 'admin', now }),
+    );
+    if (!user) throw conflict('an account with this email address exists');
+    return reply.code(201).send(userView(user));
+  });
+
+  app.put('/api/v1/users/:id', async (request) => {
+    const { id } = idParams.parse(request.params);
+    existing(deps.store.read, id);
+    const body = changeSchema.parse(request.body ?? {});
+    const hash = body.password ? await authState(deps).hasher.hash(body.password) : null;
+    const user = await deps.store.writer.run((db) => {
+      const user = existing(db, id);
+      if (body.role && body.role !== user.role) {
+        if (user.role === 'admin' && adminCount(db) <= 1) throw conflict('the last admin cannot be demoted');
+        db.prepare('UPDATE users SET role = ? WHERE id = ?').run(body.role, id);
+      }
+      if (hash) {
+        db.prepare('UPDATE users SET password = ? WHERE id = ?').run(hash, id);
+        // A new password set by an admin signs the person out everywhere.
+        endSessionsOf(db, id);
+      }
+      return userById(db, id)!;
+    });
+    return userView(user);
+  });
+
+  app.delete('/api/v1/users/:id', async (request, reply) => {
+    const { id } = idParams.parse(request.params);
+    await deps.store.writer.run((db) => {
+      const user = existing(db, id);
+      if (user.role === 'admin' && adminCount(db) <= 1) throw conflict('the last admin cannot be removed');
+      // Sessions go with the account (ON DELETE CASCADE).
+      db.prepare('DELETE FROM users WHERE id = ?').run(id);
+    });
+    return reply.code(204).send();
+  });
+}

@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authState } from './auth/service.ts';
 import { prepareSetupToken } from './auth/setup-token.ts';
+import { createCheckEngine, type EngineOptions } from './checks/engine.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { type ConfigService, staticConfig } from './config/service.ts';
 import type { Deps } from './deps.ts';
@@ -23,6 +24,8 @@ export type ServerOptions = {
   config?: ConfigService;
   /** How long a write waits for a database lock held elsewhere (tests shorten it). */
   busyTimeoutMs?: number;
+  /** Check engine settings (tests: runners, resolvers, concurrency). */
+  checks?: EngineOptions;
 };
 
 export type Server = {
@@ -54,8 +57,10 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   };
   deps.authenticate = createAuthenticator(deps);
   authState(deps).setupToken = prepareSetupToken(deps);
+  const checks = createCheckEngine(deps, options.checks);
   const app = buildApp(deps, routeModules);
   await app.ready();
+  await checks.start();
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -63,6 +68,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     close() {
       closing ??= (async () => {
         await app.close();
+        await checks.stop();
         deps.config.close();
         await store.close();
       })();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EngineOptions } from './checks/engine.ts';
 import type { Clock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
 import { silentLog } from './log.ts';
@@ -22,6 +23,7 @@ export async function createTestServer(
     config?: ConfigService;
     configPath?: string;
     busyTimeoutMs?: number;
+    checks?: EngineOptions;
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
@@ -33,6 +35,7 @@ export async function createTestServer(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    ...(options.checks ? { checks: options.checks } : {}),
   });
   return {
     ...server,

@@ -1,0 +1,193 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { invalid } from '../problem.ts';
+import type { CheckEngine, Entry } from './engine.ts';
+import { heartbeatDeadline } from './heartbeats.ts';
+import { DAY, HOUR, MINUTE, meanLatency, readSeries, type Series, uptime } from './rollups.ts';
+import { BEATS } from './runs.ts';
+import type { CheckStatus } from './state.ts';
+import { listServices } from './store.ts';
+
+/** Read models of checks and services (docs/api-checks.md). Status comes from the engine's memory. */
+export function checkRow(entry: Entry) {
+  const { rec, def } = entry;
+  return {
+    id: rec.id,
+    name: rec.name,
+    service: rec.service,
+    kind: rec.kind,
+    status: rec.state.status,
+    since: rec.state.since,
+    target: def.target,
+    everyMs: def.kind === 'heartbeat' && def.cron ? null : def.everyMs,
+    cron: def.cron,
+    from: def.from,
+    managed: rec.managed,
+    hostDefined: rec.hostDefined,
+    lastRunAt: rec.lastRunAt,
+    lastLatencyMs: rec.lastLatencyMs,
+    lastDetail: rec.lastDetail,
+    lastValue: rec.lastValue,
+    expiry: rec.expiry,
+    heartbeat: entry.hb
+      ? {
+          lastPingAt: rec.lastPingAt,
+          startedAt: entry.hb.startedAt,
+          dueAt: heartbeatDeadline(def, entry.hb).at,
+        }
+      : null,
+  };
+}
+
+const rank: Record<CheckStatus, number> = { down: 3, degraded: 2, up: 1, unknown: 0 };
+
+/** The worst status of the checks: down > degraded > up > unknown. */
+export function worstStatus(entries: Entry[]): CheckStatus {
+  let worst: CheckStatus = 'unknown';
+  for (const e of entries) if (rank[e.rec.state.status] > rank[worst]) worst = e.rec.state.status;
+  return worst;
+}
+
+export const ranges: Record<string, number> = {
+  '1h': HOUR,
+  '24h': DAY,
+  '7d': 7 * DAY,
+  '30d': 30 * DAY,
+  '1y': 365 * DAY,
+};
+const MAX_SPAN = 400 * DAY;
+
+/** `range` or `from`+`to` of a read (SPEC "Endpoints"); 422 naming the field otherwise. */
+export function parseRange(
+  query: Record<string, string | undefined>,
+  now: number,
+): { from: number; to: number } {
+  const { range, from, to } = query;
+  if (range !== undefined && (from !== undefined || to !== undefined)) {
+    throw invalid('range', 'give range or from and to, not both');
+  }
+  if (from === undefined && to === undefined) {
+    const span = ranges[range ?? '24h'];
+    if (span === undefined) throw invalid('range', 'must be one of 1h, 24h, 7d, 30d, 1y');
+    return { from: now - span, to: now };
+  }
+  const f = parseMs(from, 'from');
+  const t = parseMs(to, 'to');
+  if (t <= f) throw invalid('to', 'must be after from');
+  if (t - f > MAX_SPAN) throw invalid('from', 'the span may be at most 400 days');
+  return { from: f, to: t };
+}
+
+export function parseMs(value: string | undefined, field: string): number {
+  if (value === undefined || !/^\d{1,15}$/.test(value))
+    throw invalid(field, 'must be a time in milliseconds');
+  return Number(value);
+}
+
+export type Beat = { ts: number; status: string; latencyMs: number | null; detail: string };
+
+export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
+  const rows = db
+    .prepare(
+      `SELECT ts, status, latency_ms, detail FROM check_runs WHERE check_id = ? ORDER BY ts DESC LIMIT ${BEATS}`,
+    )
+    .all(checkId) as { ts: number; status: string; latency_ms: number | null; detail: string }[];
+  return rows
+    .reverse()
+    .map((r) => ({ ts: r.ts, status: r.status, latencyMs: r.latency_ms, detail: r.detail }));
+}
+
+export function uptimes(db: DatabaseSync, ids: string[], now: number) {
+  return {
+    day: uptime(db, ids, 't', now - DAY),
+    month: uptime(db, ids, 'h', now - 30 * DAY),
+    year: uptime(db, ids, 'd', now - 365 * DAY),
+  };
+}
+
+export type Detail = {
+  check: ReturnType<typeof checkRow>;
+  service: { name: string; status: CheckStatus };
+  beats: Beat[];
+  uptime: { day: number | null; month: number | null; year: number | null };
+  dayAverageMs: number | null;
+  series: Series;
+  expiry: Entry['rec']['expiry'];
+};
+
+export function readDetail(engine: CheckEngine, entry: Entry, span: { from: number; to: number }): Detail {
+  const db = engine.deps.store.read;
+  const now = engine.deps.clock.now();
+  const id = entry.rec.id;
+  const siblings = engine.all().filter((e) => e.rec.service === entry.rec.service);
+  return {
+    check: checkRow(entry),
+    service: { name: entry.rec.service, status: worstStatus(siblings) },
+    beats: readBeats(db, id),
+    uptime: uptimes(db, [id], now),
+    dayAverageMs: meanLatency(db, id, now - DAY),
+    series: readSeries(db, id, span.from, span.to, now),
+    expiry: entry.rec.expiry,
+  };
+}
+
+/** `GET /api/v1/services`: every service with its status, day uptime and checks. */
+export function readServices(engine: CheckEngine) {
+  const db = engine.deps.store.read;
+  const now = engine.deps.clock.now();
+  const byService = groupByService(engine);
+  return {
+    services: listServices(db).map((s) => {
+      const entries = byService.get(s.name) ?? [];
+      return {
+        name: s.name,
+        managed: s.managed,
+        status: worstStatus(entries),
+        // Hour rollups: a list of every service stays cheap.
+        uptime: {
+          day: uptime(
+            db,
+            entries.map((e) => e.rec.id),
+            'h',
+            now - DAY + MINUTE,
+          ),
+        },
+        checks: entries.map((e) => ({
+          id: e.rec.id,
+          name: e.rec.name,
+          kind: e.rec.kind,
+          status: e.rec.state.status,
+        })),
+      };
+    }),
+  };
+}
+
+/** `GET /api/v1/services/{name}`, or null for an unknown service. */
+export function readService(engine: CheckEngine, name: string) {
+  const db = engine.deps.store.read;
+  const service = listServices(db).find((s) => s.name === name);
+  if (!service) return null;
+  const entries = groupByService(engine).get(name) ?? [];
+  return {
+    name,
+    managed: service.managed,
+    status: worstStatus(entries),
+    uptime: uptimes(
+      db,
+      entries.map((e) => e.rec.id),
+      engine.deps.clock.now(),
+    ),
+    checks: entries.map(checkRow),
+  };
+}
+
+function groupByService(engine: CheckEngine): Map<string, Entry[]> {
+  const out = new Map<string, Entry[]>();
+  const all = engine.all().sort((a, b) => (a.rec.name < b.rec.name ? -1 : a.rec.name > b.rec.name ? 1 : 0));
+  for (const e of all) {
+    const list = out.get(e.rec.service) ?? [];
+    list.push(e);
+    out.set(e.rec.service, list);
+  }
+  return out;
+}

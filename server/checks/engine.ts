@@ -1,0 +1,468 @@
+import { type CheckDefinition, withDefaults } from '../../protocol/check.ts';
+import type { TimerHandle } from '../clock.ts';
+import type { Deps } from '../deps.ts';
+import { afterMissed, expectedAfter, type HeartbeatTimes, heartbeatDeadline } from './heartbeats.ts';
+import { reconcileFile } from './manage.ts';
+import { DAY, HOUR, pruneRollups } from './rollups.ts';
+import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
+import { pruneRuns, type RunWrite, writeRuns } from './runs.ts';
+import { Scheduler } from './scheduler.ts';
+import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
+import type { Change, CheckRecord } from './store.ts';
+import { loadChecks } from './store.ts';
+
+/** A status change of a check, for alerts and incidents. */
+export type TransitionEvent = Transition & {
+  checkId: string;
+  name: string;
+  service: string;
+  kind: CheckRecord['kind'];
+  ts: number;
+  detail: string;
+};
+
+export type EngineOptions = {
+  runners?: Partial<Record<ServerRunKind, Runner>>;
+  /** Runs in flight at most (default 256). */
+  concurrency?: number;
+  /** Extra run settings (test resolvers, RDAP bootstrap, extra roots). */
+  runContext?: Partial<Pick<RunContext, 'dnsServers' | 'rdapBootstrapUrl' | 'extraCa'>>;
+  /** Observes each scheduled start and its lateness (benchmarks). */
+  onStart?: (id: string, lateMs: number) => void;
+};
+
+/** A check as the engine holds it: the stored record (state is newest here) and its definition. */
+export type Entry = {
+  rec: CheckRecord;
+  def: CheckDefinition;
+  version: number;
+  running: boolean;
+  hb: HeartbeatTimes | null;
+};
+
+const EXPIRING_MS = 14 * DAY;
+const MAX_PENDING = 200_000;
+const engines = new WeakMap<Deps, CheckEngine>();
+
+/** The check engine of a server (route modules find it through their deps). */
+export function checkEngine(deps: Deps): CheckEngine {
+  const engine = engines.get(deps);
+  if (!engine) throw new Error('the check engine is not created');
+  return engine;
+}
+
+export function createCheckEngine(deps: Deps, options: EngineOptions = {}): CheckEngine {
+  const engine = new CheckEngine(deps, options);
+  engines.set(deps, engine);
+  deps.health.push(() => (engine.running ? null : 'check engine not running'));
+  return engine;
+}
+
+/**
+ * Runs server-side checks on one scheduler, applies the state machine to every run (server, agent or
+ * heartbeat), and writes results in batches so a slow disk delays writes, never runs.
+ */
+export class CheckEngine {
+  readonly deps: Deps;
+  private readonly options: EngineOptions;
+  private readonly entries = new Map<string, Entry>();
+  private readonly byToken = new Map<string, string>();
+  private readonly scheduler: Scheduler;
+  private readonly listeners = new Set<(event: TransitionEvent) => void>();
+  private pending: { write: RunWrite; done: () => void }[] = [];
+  private flushing: Promise<void> | null = null;
+  private stopRuns = new AbortController();
+  private timers: TimerHandle[] = [];
+  private reconciling: Promise<void> = Promise.resolve();
+  private unsubscribe: () => void = () => {};
+  running = false;
+
+  constructor(deps: Deps, options: EngineOptions) {
+    this.deps = deps;
+    this.options = options;
+    this.scheduler = new Scheduler({
+      clock: deps.clock,
+      concurrency: options.concurrency ?? 256,
+      run: (id, at) => this.due(id, at),
+      ...(options.onStart ? { onStart: options.onStart } : {}),
+    });
+  }
+
+  /**
+   * Loads checks, spreads their first runs over their intervals, starts the scheduler and takes in the
+   * checks of mon.toml now and after each reload.
+   */
+  async start(): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const rec of loadChecks(this.deps.store.read)) this.adopt(rec, 'spread', now);
+    this.stopRuns = new AbortController();
+    this.running = true;
+    this.scheduler.start();
+    this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);
+    this.plan(() => this.prune(), HOUR);
+    await this.reconcile();
+    this.unsubscribe = this.deps.config.onChange(() => void this.reconcile());
+  }
+
+  /** Takes in mon.toml's checks; reloads queue behind each other. */
+  reconcile(): Promise<void> {
+    this.reconciling = this.reconciling.then(() =>
+      this.running ? reconcileFile(this, this.deps.config.current()) : undefined,
+    );
+    return this.reconciling;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe();
+    this.scheduler.stop();
+    for (const t of this.timers) this.deps.clock.clearTimeout(t);
+    this.timers = [];
+    this.stopRuns.abort(new Error('the server is stopping'));
+    this.deps.metrics.engineUp.set({ engine: 'checks' }, 0);
+    await this.reconciling;
+    await this.flush();
+  }
+
+  onTransition(listener: (event: TransitionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(id: string): Entry | undefined {
+    return this.entries.get(id);
+  }
+
+  all(): Entry[] {
+    return [...this.entries.values()];
+  }
+
+  idForTokenHash(hash: string): string | undefined {
+    return this.byToken.get(hash);
+  }
+
+  /** Takes a stored check into memory and schedules it: at once, or spread by a hash of its id. */
+  adopt(rec: CheckRecord, when: 'now' | 'spread', now = this.deps.clock.now()): void {
+    const old = this.entries.get(rec.id);
+    if (old?.rec.pingTokenHash) this.byToken.delete(old.rec.pingTokenHash);
+    const def = withDefaults(rec.body);
+    const entry: Entry = {
+      rec,
+      def,
+      version: (old?.version ?? 0) + 1,
+      running: old?.running ?? false,
+      hb: null,
+    };
+    this.entries.set(rec.id, entry);
+    if (rec.pingTokenHash) this.byToken.set(rec.pingTokenHash, rec.id);
+    if (rec.kind === 'heartbeat') {
+      const from = when === 'now' && old ? now : (rec.lastPingAt ?? rec.createdAt);
+      entry.hb = { expectedAt: expectedAfter(def, from), startedAt: rec.startedAt };
+      this.scheduler.set(rec.id, heartbeatDeadline(def, entry.hb).at);
+    } else if (this.runsHere(entry)) {
+      this.scheduler.set(rec.id, when === 'now' ? now : now + (hash(rec.id) % def.everyMs));
+    } else {
+      this.scheduler.remove(rec.id);
+    }
+  }
+
+  forget(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry?.rec.pingTokenHash) this.byToken.delete(entry.rec.pingTokenHash);
+    this.entries.delete(id);
+    this.scheduler.remove(id);
+  }
+
+  /** Points a heartbeat at a new ping token hash. */
+  setToken(id: string, tokenHash: string | null): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    if (entry.rec.pingTokenHash) this.byToken.delete(entry.rec.pingTokenHash);
+    entry.rec.pingTokenHash = tokenHash;
+    if (tokenHash) this.byToken.set(tokenHash, id);
+  }
+
+  private runsHere(entry: Entry): boolean {
+    return (
+      !entry.rec.hostDefined &&
+      entry.def.from === null &&
+      this.options.runners?.[entry.rec.kind as ServerRunKind] !== undefined
+    );
+  }
+
+  private due(id: string, at: number): Promise<void> | void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    if (entry.hb) return this.heartbeatMissed(entry);
+    const now = this.deps.clock.now();
+    const every = entry.def.everyMs;
+    this.scheduler.set(id, at + every * (Math.floor((now - at) / every) + 1));
+    if (entry.running) return;
+    return this.runCheck(entry);
+  }
+
+  private async runCheck(entry: Entry): Promise<void> {
+    const runner = this.options.runners?.[entry.rec.kind as ServerRunKind];
+    if (!runner) return;
+    const { clock } = this.deps;
+    const version = entry.version;
+    const ts = clock.now();
+    const timeout = new AbortController();
+    const timer = clock.setTimeout(() => timeout.abort(new Error('timeout')), entry.def.timeoutMs);
+    entry.running = true;
+    let outcome: RunOutcome;
+    try {
+      outcome = await runner(entry.def, {
+        ...this.options.runContext,
+        env: this.deps.env,
+        signal: AbortSignal.any([timeout.signal, this.stopRuns.signal]),
+        now: () => clock.now(),
+      });
+    } catch (error) {
+      outcome = { status: 'down', latencyMs: null, detail: (error as Error).message || String(error) };
+    } finally {
+      clock.clearTimeout(timer);
+      entry.running = false;
+    }
+    // A check changed or deleted during its run runs again with its new definition; drop this result.
+    if (!this.running || this.entries.get(entry.rec.id) !== entry || entry.version !== version) return;
+    void this.recordRun(entry.rec.id, outcome, ts);
+  }
+
+  /**
+   * Records one run of a check, from the server's scheduler, an agent, or a heartbeat ping. Resolves once
+   * written; callers that answer nobody need not wait.
+   */
+  recordRun(checkId: string, outcome: RunOutcome, ts: number): Promise<void> {
+    const entry = this.entries.get(checkId);
+    if (!entry) return Promise.resolve();
+    const { rec } = entry;
+    const apply = entry.hb ? applyHeartbeat : applyRun;
+    const { state, transition } = apply(rec.state, outcome.status, ts);
+    rec.state = state;
+    rec.lastRunAt = ts;
+    rec.lastLatencyMs = outcome.latencyMs;
+    rec.lastDetail = outcome.detail;
+    if (outcome.value !== undefined) rec.lastValue = outcome.value;
+    const changes: Change[] = [];
+    const change = (status: CheckStatus | null, title: string, detail: string) =>
+      changes.push({ checkId, service: rec.service, ts, status, title, detail });
+    if (transition) change(transition.to, titleOf(transition), outcome.detail);
+    if (outcome.expiry) this.observeExpiry(rec, outcome.expiry, ts, change);
+    this.deps.metrics.checkRuns.inc({ kind: rec.kind, status: outcome.status });
+    const run = {
+      checkId,
+      ts,
+      status: outcome.status,
+      latencyMs: outcome.latencyMs,
+      detail: outcome.detail,
+      value: outcome.value ?? null,
+    };
+    const written = this.enqueue({ record: snapshot(rec), run, changes });
+    if (transition) {
+      this.deps.bus.publish(`service:${rec.service}`, 'overview');
+      const event = {
+        ...transition,
+        checkId,
+        name: rec.name,
+        service: rec.service,
+        kind: rec.kind,
+        ts,
+        detail: outcome.detail,
+      };
+      for (const listener of this.listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          this.deps.log.error('check transition listener failed', { error: String(error) });
+        }
+      }
+    } else {
+      this.deps.bus.publish(`service:${rec.service}`);
+    }
+    return written;
+  }
+
+  /** The check's agent went silent: it is unknown until its next run. */
+  markUnknown(checkId: string, ts: number, detail: string): Promise<void> {
+    const entry = this.entries.get(checkId);
+    if (!entry || entry.rec.state.status === 'unknown') return Promise.resolve();
+    const { rec } = entry;
+    const { state, transition } = applyUnknown(rec.state, ts);
+    rec.state = state;
+    const changes: Change[] = transition
+      ? [{ checkId, service: rec.service, ts, status: 'unknown', title: 'unknown', detail }]
+      : [];
+    this.deps.bus.publish(`service:${rec.service}`, 'overview');
+    if (transition) {
+      const event = {
+        ...transition,
+        checkId,
+        name: rec.name,
+        service: rec.service,
+        kind: rec.kind,
+        ts,
+        detail,
+      };
+      for (const listener of this.listeners) listener(event);
+    }
+    return this.enqueue({ record: snapshot(rec), run: null, changes });
+  }
+
+  /** A heartbeat ping (success, failure or start). Resolves once written. */
+  heartbeat(
+    entry: Entry,
+    kind: 'success' | 'fail' | 'start',
+    detail: string,
+    latencyMs: number | null,
+  ): Promise<void> {
+    const { rec, def } = entry;
+    const now = this.deps.clock.now();
+    if (!entry.hb) return Promise.resolve();
+    if (kind === 'start') {
+      rec.startedAt = now;
+      entry.hb = { ...entry.hb, startedAt: now };
+      this.scheduler.set(rec.id, heartbeatDeadline(def, entry.hb).at);
+      this.deps.bus.publish(`service:${rec.service}`);
+      return this.enqueue({ record: snapshot(rec), run: null, changes: [] });
+    }
+    const latency = latencyMs ?? (rec.startedAt !== null ? now - rec.startedAt : null);
+    rec.lastPingAt = now;
+    rec.startedAt = null;
+    entry.hb = { expectedAt: expectedAfter(def, now), startedAt: null };
+    this.scheduler.set(rec.id, heartbeatDeadline(def, entry.hb).at);
+    return this.recordRun(
+      rec.id,
+      { status: kind === 'success' ? 'up' : 'down', latencyMs: latency, detail },
+      now,
+    );
+  }
+
+  private heartbeatMissed(entry: Entry): void {
+    const hb = entry.hb!;
+    const now = this.deps.clock.now();
+    const { reason } = heartbeatDeadline(entry.def, hb);
+    const detail =
+      reason === 'late'
+        ? `no ping since ${iso(entry.rec.lastPingAt)}; expected by ${iso(hb.expectedAt)}`
+        : `started at ${iso(hb.startedAt)} and did not finish within ${Math.round(entry.def.graceMs / 1000)} s`;
+    entry.hb = afterMissed(entry.def, hb, reason, now);
+    entry.rec.startedAt = entry.hb.startedAt;
+    this.scheduler.set(entry.rec.id, heartbeatDeadline(entry.def, entry.hb).at);
+    void this.recordRun(entry.rec.id, { status: 'down', latencyMs: null, detail }, now);
+  }
+
+  private observeExpiry(
+    rec: CheckRecord,
+    seen: { kind: 'certificate' | 'domain'; expires: number },
+    ts: number,
+    change: (status: null, title: string, detail: string) => void,
+  ): void {
+    const what = seen.kind === 'certificate' ? 'certificate' : 'domain registration';
+    const left = seen.expires - ts;
+    const state = left <= 0 ? 'expired' : left <= EXPIRING_MS ? 'expiring' : 'ok';
+    const date = new Date(seen.expires).toISOString().slice(0, 10);
+    if (rec.expiry && rec.expiry.expires !== seen.expires) {
+      change(
+        null,
+        seen.expires > rec.expiry.expires ? `${what} renewed` : `${what} changed`,
+        `expires ${date}`,
+      );
+    }
+    if (state !== (rec.expiryState ?? 'ok') || (!rec.expiry && state !== 'ok')) {
+      if (state === 'expired') change(null, `${what} expired`, `expired ${date}`);
+      else if (state === 'expiring')
+        change(null, `${what} expires in ${Math.ceil(left / DAY)} days`, `expires ${date}`);
+    }
+    rec.expiry = { kind: seen.kind, expires: seen.expires, seen: ts };
+    rec.expiryState = state;
+  }
+
+  private enqueue(write: RunWrite): Promise<void> {
+    return new Promise<void>((done) => {
+      if (this.pending.length >= MAX_PENDING) {
+        this.deps.log.warn('check results dropped: storage is too slow');
+        this.pending.shift()?.done();
+      }
+      this.pending.push({ write, done });
+      this.flushing ??= this.flushLoop();
+    });
+  }
+
+  /** Resolves once every result recorded so far is written. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, 2000);
+        try {
+          await this.deps.store.writer.run((db) =>
+            writeRuns(
+              db,
+              batch.map((b) => b.write),
+            ),
+          );
+        } catch (error) {
+          if ((error as { status?: number }).status === 503 && this.running) {
+            // Queue full: keep the results and try again shortly.
+            this.pending.unshift(...batch);
+            await new Promise((r) => setTimeout(r, 200));
+            continue;
+          }
+          this.deps.log.error('check results not written', { error: String(error) });
+        }
+        for (const b of batch) b.done();
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const now = this.deps.clock.now();
+    const keep = this.deps.config.current().retention.checkResultsMs;
+    const ids = [...this.entries.keys()];
+    try {
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
+        await this.deps.store.writer.run((db) => pruneRuns(db, chunk, now, keep));
+      }
+      await this.deps.store.writer.run((db) => pruneRollups(db, now));
+    } catch (error) {
+      this.deps.log.warn('pruning check runs failed', { error: String(error) });
+    }
+  }
+
+  private plan(fn: () => Promise<void>, everyMs: number): void {
+    const handle = this.deps.clock.setTimeout(() => {
+      this.timers = this.timers.filter((t) => t !== handle);
+      if (!this.running) return;
+      void fn().finally(() => this.running && this.plan(fn, everyMs));
+    }, everyMs);
+    this.timers.push(handle);
+  }
+}
+
+function titleOf(t: Transition): string {
+  if (t.from === 'down' && t.to !== 'down') return `recovered: ${t.to}`;
+  return t.to;
+}
+
+function snapshot(rec: CheckRecord): CheckRecord {
+  return { ...rec, state: { ...rec.state }, expiry: rec.expiry ? { ...rec.expiry } : null };
+}
+
+function iso(ms: number | null): string {
+  return ms === null ? 'never' : new Date(ms).toISOString();
+}
+
+/** A stable spread of first runs: FNV-1a of the id. */
+function hash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}

@@ -1,0 +1,91 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/** A history item (SPEC "Check read models"): a failed or degraded run, or a change. */
+export type HistoryItem = {
+  ts: number;
+  kind: 'failure' | 'change';
+  status: string | null;
+  title: string;
+  detail: string;
+  latencyMs: number | null;
+};
+
+export type HistoryPage = { items: HistoryItem[]; next: number | null };
+
+const failureTitle: Record<string, string> = { down: 'down', degraded: 'degraded' };
+
+/**
+ * Newest first, before `before` (exclusive). A page never splits a timestamp: when the limit falls
+ * inside a group of items with one timestamp the group moves to the next page, unless the group is the
+ * whole page, in which case the page holds all of it.
+ */
+export function readHistory(db: DatabaseSync, checkId: string, before: number, limit: number): HistoryPage {
+  const items = fetch(db, checkId, before, limit + 1, null);
+  if (items.length <= limit) return { items, next: null };
+  const boundary = items[limit]!.ts;
+  let page = items.slice(0, limit).filter((i) => i.ts !== boundary);
+  if (page.length === 0) page = fetch(db, checkId, boundary + 1, Number.MAX_SAFE_INTEGER, boundary);
+  return { items: page, next: page[page.length - 1]!.ts };
+}
+
+/** Merges changes and failures with ts < before (or ts = onlyTs), changes first within a timestamp. */
+function fetch(
+  db: DatabaseSync,
+  checkId: string,
+  before: number,
+  limit: number,
+  onlyTs: number | null,
+): HistoryItem[] {
+  const low = onlyTs ?? Number.MIN_SAFE_INTEGER;
+  const changes = db
+    .prepare(
+      `SELECT ts, status, title, detail FROM check_changes WHERE check_id = ? AND ts < ? AND ts >= ?
+       ORDER BY ts DESC, id DESC LIMIT ?`,
+    )
+    .all(checkId, before, low, limit) as {
+    ts: number;
+    status: string | null;
+    title: string;
+    detail: string;
+  }[];
+  const failures = db
+    .prepare(
+      `SELECT ts, status, detail, latency_ms FROM check_runs WHERE check_id = ? AND status != 'up' AND ts < ?
+       AND ts >= ? ORDER BY ts DESC LIMIT ?`,
+    )
+    .all(checkId, before, low, limit) as {
+    ts: number;
+    status: string;
+    detail: string;
+    latency_ms: number | null;
+  }[];
+  const out: HistoryItem[] = [];
+  let c = 0;
+  let f = 0;
+  while (out.length < limit && (c < changes.length || f < failures.length)) {
+    const change = changes[c];
+    const failure = failures[f];
+    if (change && (!failure || change.ts >= failure.ts)) {
+      out.push({
+        ts: change.ts,
+        kind: 'change',
+        status: change.status,
+        title: change.title,
+        detail: change.detail,
+        latencyMs: null,
+      });
+      c++;
+    } else if (failure) {
+      out.push({
+        ts: failure.ts,
+        kind: 'failure',
+        status: failure.status,
+        title: failureTitle[failure.status] ?? failure.status,
+        detail: failure.detail,
+        latencyMs: failure.latency_ms,
+      });
+      f++;
+    }
+  }
+  return out;
+}

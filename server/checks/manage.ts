@@ -1,0 +1,212 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { CheckBody } from '../../protocol/check.ts';
+import type { LiveConfig } from '../config/service.ts';
+import { conflict, invalid, notFound } from '../problem.ts';
+import type { CheckEngine, Entry } from './engine.ts';
+import { initialState } from './state.ts';
+import {
+  type CheckRecord,
+  deleteCheck,
+  ensureService,
+  getCheck,
+  insertChange,
+  insertCheck,
+  nameConflict,
+  setManagedServices,
+  setPingToken,
+  updateCheckBody,
+} from './store.ts';
+
+/** Creating, changing and deleting checks through the API, and taking in the checks of mon.toml. */
+export const newId = () => randomBytes(8).toString('hex');
+export const newPingToken = () => `btp_${randomBytes(16).toString('hex')}`;
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function newRecord(
+  id: string,
+  body: CheckBody,
+  now: number,
+  managed: boolean,
+  tokenHash: string | null,
+): CheckRecord {
+  return {
+    id,
+    name: body.name,
+    service: body.service,
+    kind: body.kind,
+    body,
+    managed,
+    hostDefined: false,
+    createdAt: now,
+    state: initialState(),
+    lastRunAt: null,
+    lastLatencyMs: null,
+    lastDetail: null,
+    lastValue: null,
+    expiry: null,
+    expiryState: null,
+    pingTokenHash: tokenHash,
+    pingTokenFile: managed && tokenHash !== null,
+    pingUrlsMade: 0,
+    lastPingAt: null,
+    startedAt: null,
+  };
+}
+
+export async function createCheck(engine: CheckEngine, body: CheckBody): Promise<string> {
+  const { store, clock, bus } = engine.deps;
+  const now = clock.now();
+  const rec = newRecord(newId(), body, now, false, null);
+  await store.writer.run((db) => {
+    const why = nameConflict(db, body.name, body.service, null);
+    if (why) throw conflict(why);
+    ensureService(db, body.service, now);
+    insertCheck(db, rec);
+  });
+  engine.adopt(rec, 'now');
+  bus.publish(`service:${body.service}`, 'overview');
+  return rec.id;
+}
+
+function editable(engine: CheckEngine, id: string): Entry {
+  const entry = engine.get(id);
+  if (!entry) throw notFound(`no check ${id}`);
+  if (entry.rec.managed) throw conflict('this check is defined in mon.toml; change it there');
+  if (entry.rec.hostDefined) throw conflict("this check is defined in its host's checks.toml");
+  return entry;
+}
+
+export async function updateCheck(engine: CheckEngine, id: string, body: CheckBody): Promise<void> {
+  const entry = editable(engine, id);
+  await redefine(engine, entry, body, entry.rec.pingTokenHash, false);
+}
+
+/** Writes a new definition of a check and reschedules it at once; history stays. */
+async function redefine(
+  engine: CheckEngine,
+  entry: Entry,
+  body: CheckBody,
+  tokenHash: string | null,
+  tokenFromFile: boolean,
+): Promise<void> {
+  const { store, clock, bus } = engine.deps;
+  const now = clock.now();
+  const old = entry.rec;
+  const moved = old.service !== body.service;
+  const retarget = old.kind !== body.kind || (old.body.target ?? null) !== (body.target ?? null);
+  const hash = body.kind === 'heartbeat' ? tokenHash : null;
+  const next = {
+    id: old.id,
+    name: body.name,
+    service: body.service,
+    kind: body.kind,
+    body,
+    pingTokenHash: hash,
+    pingTokenFile: tokenFromFile,
+  };
+  await store.writer.run((db) => {
+    const why = nameConflict(db, body.name, body.service, old.id);
+    if (why) throw conflict(why);
+    ensureService(db, body.service, now, old.managed);
+    if (moved) {
+      insertChange(db, {
+        checkId: old.id,
+        service: old.service,
+        ts: now,
+        status: null,
+        title: `moved to service ${body.service}`,
+        detail: `from service ${old.service}`,
+      });
+    }
+    updateCheckBody(db, next, now, retarget);
+  });
+  const rec: CheckRecord = {
+    ...old,
+    ...next,
+    expiry: retarget ? null : old.expiry,
+    expiryState: retarget ? null : old.expiryState,
+  };
+  engine.adopt(rec, 'now', now);
+  bus.publish(`service:${old.service}`, `service:${body.service}`, 'overview');
+}
+
+export async function removeCheck(engine: CheckEngine, id: string): Promise<void> {
+  const entry = editable(engine, id);
+  await engine.deps.store.writer.run((db) => deleteCheck(db, id));
+  engine.forget(id);
+  engine.deps.bus.publish(`service:${entry.rec.service}`, 'overview');
+}
+
+/** A new ping URL for a heartbeat; the previous one stops working. */
+export async function makePingToken(
+  engine: CheckEngine,
+  id: string,
+): Promise<{ token: string; replaced: boolean }> {
+  const entry = engine.get(id);
+  if (!entry) throw notFound(`no check ${id}`);
+  if (entry.rec.kind !== 'heartbeat') throw invalid('kind', 'only heartbeats have ping URLs');
+  if (entry.rec.pingTokenFile) throw conflict('this heartbeat takes its ping_token from mon.toml');
+  const token = newPingToken();
+  const hash = hashToken(token);
+  const replaced = entry.rec.pingUrlsMade > 0;
+  await engine.deps.store.writer.run((db) => setPingToken(db, id, hash, false, true));
+  engine.setToken(id, hash);
+  entry.rec.pingUrlsMade++;
+  return { token, replaced };
+}
+
+/**
+ * Takes the checks and services of mon.toml into the database: new ones are created, changed ones
+ * rescheduled (history kept), removed ones deleted with their history. A file check whose name a panel
+ * check holds is skipped (the loader refuses such a file before it gets here).
+ */
+export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Promise<void> {
+  const { store, clock, log, bus } = engine.deps;
+  const now = clock.now();
+  const byName = new Map(engine.all().map((e) => [e.rec.name, e]));
+  const wanted = new Set<string>();
+  for (const file of config.checks) {
+    const { body } = file;
+    wanted.add(body.name);
+    const existing = byName.get(body.name);
+    const tokenHash = file.pingToken ? hashToken(file.pingToken) : null;
+    try {
+      if (!existing) {
+        const rec = newRecord(newId(), body, now, true, tokenHash);
+        await store.writer.run((db) => {
+          ensureService(db, body.service, now, true);
+          insertCheck(db, rec);
+        });
+        engine.adopt(rec, 'now', now);
+        bus.publish(`service:${body.service}`, 'overview');
+      } else if (!existing.rec.managed) {
+        log.warn('mon.toml check skipped: a panel check has its name', { name: body.name });
+      } else {
+        const keepHash = tokenHash ?? (existing.rec.pingTokenFile ? null : existing.rec.pingTokenHash);
+        const same =
+          JSON.stringify(existing.rec.body) === JSON.stringify(body) &&
+          keepHash === existing.rec.pingTokenHash;
+        if (!same) await redefine(engine, existing, body, keepHash, tokenHash !== null);
+      }
+    } catch (error) {
+      log.error('mon.toml check not taken in', { name: body.name, error: String(error) });
+    }
+  }
+  for (const entry of engine.all()) {
+    if (!entry.rec.managed || wanted.has(entry.rec.name)) continue;
+    await store.writer.run((db) => deleteCheck(db, entry.rec.id));
+    engine.forget(entry.rec.id);
+    bus.publish(`service:${entry.rec.service}`, 'overview');
+  }
+  const services = config.services.map((s) => s.name);
+  const fileCheckServices = config.checks.map((c) => c.body.service);
+  await store.writer.run((db) =>
+    setManagedServices(db, [...new Set([...services, ...fileCheckServices])], now),
+  );
+  bus.publish('overview');
+}
+
+/** The stored record of a check (for tests and the export). */
+export function storedCheck(engine: CheckEngine, id: string): CheckRecord | null {
+  return getCheck(engine.deps.store.read, id);
+}

@@ -1,0 +1,74 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { addToRollups, DAY } from './rollups.ts';
+import type { RunStatus } from './state.ts';
+import { type Change, type CheckRecord, insertChange } from './store.ts';
+
+/** One run as stored: raw row plus rollups. */
+export type StoredRun = {
+  checkId: string;
+  ts: number;
+  status: RunStatus;
+  latencyMs: number | null;
+  detail: string;
+  value: number | null;
+};
+
+/** What the engine writes after a run or a heartbeat event: the run, the check's new state, changes. */
+export type RunWrite = { record: CheckRecord; run: StoredRun | null; changes: Change[] };
+
+/** Raw up runs are kept this long (failures per [retention] check_results); the newest 90 always. */
+export const RAW_KEEP_MS = 2 * DAY;
+export const BEATS = 90;
+
+/** Writes a batch of run results in one writer job. A check deleted meanwhile drops its results. */
+export function writeRuns(db: DatabaseSync, items: RunWrite[]): void {
+  const update = db.prepare(
+    `UPDATE checks SET status = ?, since = ?, fail_streak = ?, ok_streak = ?, ok_since = ?, last_run_at = ?,
+       last_latency_ms = ?, last_detail = ?, last_value = ?, expiry_kind = ?, expiry_expires = ?, expiry_seen = ?,
+       expiry_state = ?, last_ping_at = ?, started_at = ?
+     WHERE id = ?`,
+  );
+  const insert = db.prepare(
+    'INSERT INTO check_runs (check_id, ts, status, latency_ms, detail, value) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  for (const { record: c, run, changes } of items) {
+    const s = c.state;
+    const result = update.run(
+      s.status,
+      s.since,
+      s.failStreak,
+      s.okStreak,
+      s.okSince,
+      c.lastRunAt,
+      c.lastLatencyMs,
+      c.lastDetail,
+      c.lastValue,
+      c.expiry?.kind ?? null,
+      c.expiry?.expires ?? null,
+      c.expiry?.seen ?? null,
+      c.expiryState,
+      c.lastPingAt,
+      c.startedAt,
+      c.id,
+    );
+    if (Number(result.changes) === 0) continue;
+    if (run) {
+      insert.run(run.checkId, run.ts, run.status, run.latencyMs, run.detail, run.value);
+      addToRollups(db, run);
+    }
+    for (const change of changes) insertChange(db, change);
+  }
+}
+
+/** Deletes old raw runs of the given checks: up runs after 2 days (keeping the newest 90), failures after `failuresKeepMs`. */
+export function pruneRuns(db: DatabaseSync, checkIds: string[], now: number, failuresKeepMs: number): void {
+  const ups = db.prepare(
+    `DELETE FROM check_runs WHERE check_id = $id AND status = 'up' AND ts < $cut
+       AND ts < (SELECT ts FROM check_runs WHERE check_id = $id ORDER BY ts DESC LIMIT 1 OFFSET ${BEATS - 1})`,
+  );
+  const failures = db.prepare('DELETE FROM check_runs WHERE check_id = ? AND ts < ?');
+  for (const id of checkIds) {
+    ups.run({ id, cut: now - RAW_KEEP_MS });
+    failures.run(id, now - failuresKeepMs);
+  }
+}

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { applyHeartbeat, applyRun, applyUnknown, type CheckState, initialState, type RunStatus } from './state.ts';
+
+const S = 1000;
+const M = 60 * S;
+
+function play(runs: [RunStatus, number][], start: CheckState = initialState()) {
+  let state = start;
+  const statuses: string[] = [];
+  for (const [run, ts] of runs) {
+    state = applyRun(state, run, ts).state;
+    statuses.push(state.status);
+  }
+  return { state, statuses };
+}
+
+test('a new check is unknown until its first run and up after a success', () => {
+  assert.equal(initialState().status, 'unknown');
+  assert.deepEqual(play([['up', 0]]).statuses, ['up']);
+});
+
+test('a brand-new check stays unknown after one failure and is down after the second', () => {
+  assert.deepEqual(play([['down', 0], ['down', 10 * S]]).statuses, ['unknown', 'down']);
+});
+
+test('up goes down only after two failed runs in a row', () => {
+  const { statuses } = play([
+    ['up', 0],
+    ['down', 10 * S],
+    ['up', 20 * S],
+    ['down', 30 * S],
+    ['down', 40 * S],
+  ]);
+  assert.deepEqual(statuses, ['up', 'up', 'up', 'up', 'down']);
+});
+
+test('recovery needs two successes and 3 minutes since the first of them', () => {
+  const down = play([['up', 0], ['down', 10 * S], ['down', 20 * S]]).state;
+  assert.equal(down.status, 'down');
+  // Every 10 s: the 2nd success is not enough; the success 3 minutes after the first recovers.
+  const runs: [RunStatus, number][] = [];
+  for (let t = 30 * S; t <= 30 * S + 3 * M; t += 10 * S) runs.push(['up', t]);
+  const { statuses } = play(runs, down);
+  assert.equal(statuses.at(-2), 'down');
+  assert.equal(statuses.at(-1), 'up');
+  const first = applyRun(down, 'up', 0).state;
+  assert.equal(applyRun(first, 'up', 3 * M - 1).state.status, 'down');
+  const recovered = applyRun(first, 'up', 3 * M);
+  assert.equal(recovered.state.status, 'up');
+  assert.deepEqual(recovered.transition, { from: 'down', to: 'up' });
+});
+
+test('slow checks recover at their second success when it comes 3 minutes after the first', () => {
+  const down = play([['down', 0], ['down', 5 * M]]).state;
+  const { statuses } = play([['up', 10 * M], ['up', 15 * M]], down);
+  assert.deepEqual(statuses, ['down', 'up']);
+});
+
+test('a failure during recovery starts it again', () => {
+  const down = play([['down', 0], ['down', 10 * S]]).state;
+  const { statuses } = play([['up', 20 * S], ['down', 2 * M], ['up', 3 * M], ['up', 4 * M], ['up', 6 * M]], down);
+  assert.deepEqual(statuses, ['down', 'down', 'down', 'down', 'up']);
+});
+
+test('degraded moves at once, both ways, and degraded goes down after two failures', () => {
+  const up = play([['up', 0]]).state;
+  const degraded = applyRun(up, 'degraded', 10 * S);
+  assert.deepEqual(degraded.transition, { from: 'up', to: 'degraded' });
+  assert.equal(applyRun(degraded.state, 'up', 20 * S).state.status, 'up');
+  const { statuses } = play([['down', 20 * S], ['down', 30 * S]], degraded.state);
+  assert.deepEqual(statuses, ['degraded', 'down']);
+});
+
+test('a down check recovers to degraded when its recovering runs are degraded', () => {
+  const down = play([['down', 0], ['down', 10 * S]]).state;
+  assert.equal(play([['degraded', 1 * M], ['degraded', 4 * M]], down).state.status, 'degraded');
+});
+
+test('heartbeats change at once; agent silence makes a check unknown', () => {
+  const up = applyHeartbeat(initialState(), 'up', 0).state;
+  assert.equal(up.status, 'up');
+  assert.equal(applyHeartbeat(up, 'down', 1).state.status, 'down');
+  const silent = applyUnknown(up, 5);
+  assert.equal(silent.state.status, 'unknown');
+  assert.deepEqual(silent.transition, { from: 'up', to: 'unknown' });
+});

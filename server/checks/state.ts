@@ -1,0 +1,88 @@
+/**
+ * The check state machine (SPEC "States and transitions"), pure: the same inputs give the same outputs,
+ * time comes in with each run. Down after two failed runs in a row; recovery after two successes in a
+ * row and 3 minutes since the first of them; degraded moves at once.
+ */
+export type CheckStatus = 'up' | 'down' | 'degraded' | 'unknown';
+export type RunStatus = 'up' | 'down' | 'degraded';
+
+export type CheckState = {
+  status: CheckStatus;
+  /** When the check took its status; null before its first status change. */
+  since: number | null;
+  failStreak: number;
+  okStreak: number;
+  /** Time of the first success of the current success streak. */
+  okSince: number | null;
+};
+
+export const RECOVERY_MS = 3 * 60_000;
+export const FAILS_TO_DOWN = 2;
+export const OKS_TO_RECOVER = 2;
+
+export const initialState = (): CheckState => ({
+  status: 'unknown',
+  since: null,
+  failStreak: 0,
+  okStreak: 0,
+  okSince: null,
+});
+
+export type Transition = { from: CheckStatus; to: CheckStatus };
+
+/** Applies one run of a scheduled check (server or agent). */
+export function applyRun(
+  state: CheckState,
+  run: RunStatus,
+  ts: number,
+): { state: CheckState; transition: Transition | null } {
+  const next: CheckState = { ...state };
+  if (run === 'down') {
+    next.failStreak = state.failStreak + 1;
+    next.okStreak = 0;
+    next.okSince = null;
+    const to = state.status !== 'down' && next.failStreak >= FAILS_TO_DOWN ? 'down' : state.status;
+    return settle(state, next, to, ts);
+  }
+  next.failStreak = 0;
+  next.okStreak = state.okStreak + 1;
+  next.okSince = state.okSince ?? ts;
+  if (state.status === 'down') {
+    const recovered = next.okStreak >= OKS_TO_RECOVER && ts - next.okSince >= RECOVERY_MS;
+    return settle(state, next, recovered ? run : 'down', ts);
+  }
+  return settle(state, next, run, ts);
+}
+
+/** Applies a heartbeat event: a ping or a missed deadline acts at once, without the two-run rule. */
+export function applyHeartbeat(
+  state: CheckState,
+  run: RunStatus,
+  ts: number,
+): { state: CheckState; transition: Transition | null } {
+  const next: CheckState = {
+    ...state,
+    failStreak: run === 'down' ? state.failStreak + 1 : 0,
+    okStreak: run === 'down' ? 0 : state.okStreak + 1,
+    okSince: run === 'down' ? null : (state.okSince ?? ts),
+  };
+  return settle(state, next, run, ts);
+}
+
+/** The check's agent went silent: the check is unknown until its next run. */
+export function applyUnknown(
+  state: CheckState,
+  ts: number,
+): { state: CheckState; transition: Transition | null } {
+  return settle(state, { ...initialState(), since: state.since }, 'unknown', ts);
+}
+
+function settle(
+  before: CheckState,
+  next: CheckState,
+  to: CheckStatus,
+  ts: number,
+): { state: CheckState; transition: Transition | null } {
+  if (to === before.status) return { state: next, transition: null };
+  return { state: { ...next, status: to, since: ts }, transition: { from: before.status, to } };
+}

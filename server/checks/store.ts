@@ -1,0 +1,237 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { CheckBody } from '../../protocol/check.ts';
+import type { Store } from '../store/db.ts';
+import type { CheckState, CheckStatus } from './state.ts';
+
+/** SQL of checks, services and changes. Functions taking `db` run inside a writer job or on `store.read`. */
+export type Expiry = { kind: 'certificate' | 'domain'; expires: number; seen: number };
+
+export type CheckRecord = {
+  id: string;
+  name: string;
+  service: string;
+  kind: CheckBody['kind'];
+  body: CheckBody;
+  managed: boolean;
+  hostDefined: boolean;
+  createdAt: number;
+  state: CheckState;
+  lastRunAt: number | null;
+  lastLatencyMs: number | null;
+  lastDetail: string | null;
+  lastValue: number | null;
+  expiry: Expiry | null;
+  expiryState: string | null;
+  pingTokenHash: string | null;
+  pingTokenFile: boolean;
+  pingUrlsMade: number;
+  lastPingAt: number | null;
+  startedAt: number | null;
+};
+
+type Row = Record<string, string | number | null>;
+
+function fromRow(r: Row): CheckRecord {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    service: r.service as string,
+    kind: r.kind as CheckBody['kind'],
+    body: JSON.parse(r.body as string) as CheckBody,
+    managed: r.managed === 1,
+    hostDefined: r.host_defined === 1,
+    createdAt: r.created_at as number,
+    state: {
+      status: r.status as CheckStatus,
+      since: r.since as number | null,
+      failStreak: r.fail_streak as number,
+      okStreak: r.ok_streak as number,
+      okSince: r.ok_since as number | null,
+    },
+    lastRunAt: r.last_run_at as number | null,
+    lastLatencyMs: r.last_latency_ms as number | null,
+    lastDetail: r.last_detail as string | null,
+    lastValue: r.last_value as number | null,
+    expiry:
+      r.expiry_expires === null
+        ? null
+        : {
+            kind: r.expiry_kind as Expiry['kind'],
+            expires: r.expiry_expires as number,
+            seen: r.expiry_seen as number,
+          },
+    expiryState: r.expiry_state as string | null,
+    pingTokenHash: r.ping_token_hash as string | null,
+    pingTokenFile: r.ping_token_file === 1,
+    pingUrlsMade: r.ping_urls_made as number,
+    lastPingAt: r.last_ping_at as number | null,
+    startedAt: r.started_at as number | null,
+  };
+}
+
+export function loadChecks(db: DatabaseSync): CheckRecord[] {
+  return (db.prepare('SELECT * FROM checks ORDER BY name').all() as Row[]).map(fromRow);
+}
+
+export function getCheck(db: DatabaseSync, id: string): CheckRecord | null {
+  const row = db.prepare('SELECT * FROM checks WHERE id = ?').get(id) as Row | undefined;
+  return row ? fromRow(row) : null;
+}
+
+export function insertCheck(db: DatabaseSync, c: CheckRecord): void {
+  db.prepare(
+    `INSERT INTO checks (id, name, service, kind, body, managed, host_defined, created_at, updated_at,
+       status, since, ping_token_hash, ping_token_file)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    c.id,
+    c.name,
+    c.service,
+    c.kind,
+    JSON.stringify(c.body),
+    c.managed ? 1 : 0,
+    c.hostDefined ? 1 : 0,
+    c.createdAt,
+    c.createdAt,
+    c.state.status,
+    c.state.since,
+    c.pingTokenHash,
+    c.pingTokenFile ? 1 : 0,
+  );
+}
+
+/** Replaces a check's definition; `resetExpiry` forgets the observed expiry (target changed). */
+export function updateCheckBody(
+  db: DatabaseSync,
+  c: Pick<CheckRecord, 'id' | 'name' | 'service' | 'kind' | 'body' | 'pingTokenHash' | 'pingTokenFile'>,
+  now: number,
+  resetExpiry: boolean,
+): void {
+  db.prepare(
+    `UPDATE checks SET name = ?, service = ?, kind = ?, body = ?, updated_at = ?, ping_token_hash = ?,
+       ping_token_file = ?
+     WHERE id = ?`,
+  ).run(
+    c.name,
+    c.service,
+    c.kind,
+    JSON.stringify(c.body),
+    now,
+    c.pingTokenHash,
+    c.pingTokenFile ? 1 : 0,
+    c.id,
+  );
+  if (resetExpiry) {
+    db.prepare(
+      `UPDATE checks SET expiry_kind = NULL, expiry_expires = NULL, expiry_seen = NULL, expiry_state = NULL
+       WHERE id = ?`,
+    ).run(c.id);
+  }
+}
+
+/** Removes a check with its runs, rollups and changes. */
+export function deleteCheck(db: DatabaseSync, id: string): void {
+  db.prepare('DELETE FROM check_runs WHERE check_id = ?').run(id);
+  db.prepare('DELETE FROM check_rollups WHERE check_id = ?').run(id);
+  db.prepare('DELETE FROM check_changes WHERE check_id = ?').run(id);
+  db.prepare('DELETE FROM checks WHERE id = ?').run(id);
+}
+
+/** Creates the service when missing; `managed` true marks it as defined in mon.toml. */
+export function ensureService(db: DatabaseSync, name: string, now: number, managed = false): void {
+  db.prepare(
+    `INSERT INTO services (name, managed, created_at) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET managed = max(managed, excluded.managed)`,
+  ).run(name, managed ? 1 : 0, now);
+}
+
+/** Marks exactly `names` as the file's services; others become panel services. */
+export function setManagedServices(db: DatabaseSync, names: string[], now: number): void {
+  db.prepare('UPDATE services SET managed = 0').run();
+  for (const name of names) ensureService(db, name, now, true);
+}
+
+export type ServiceRecord = { name: string; managed: boolean };
+
+export function listServices(db: DatabaseSync): ServiceRecord[] {
+  return (db.prepare('SELECT name, managed FROM services ORDER BY name').all() as Row[]).map((r) => ({
+    name: r.name as string,
+    managed: r.managed === 1,
+  }));
+}
+
+/**
+ * Why `name` may not be used by a check in `service`, or null: names are unique among checks and
+ * heartbeats, and a check may not take the name of another service (nor a service the name of a check).
+ */
+export function nameConflict(
+  db: DatabaseSync,
+  name: string,
+  service: string,
+  exceptId: string | null,
+): string | null {
+  const check = db.prepare('SELECT id FROM checks WHERE name = ?').get(name) as { id: string } | undefined;
+  if (check && check.id !== exceptId) return `a check named "${name}" exists`;
+  if (name !== service && db.prepare('SELECT 1 FROM services WHERE name = ?').get(name)) {
+    return `a service named "${name}" exists`;
+  }
+  const other = db.prepare('SELECT id FROM checks WHERE name = ? AND service != ?').get(service, service) as
+    | { id: string }
+    | undefined;
+  if (other && other.id !== exceptId) return `a check named "${service}" exists`;
+  return null;
+}
+
+export type Change = {
+  checkId: string;
+  service: string;
+  ts: number;
+  status: CheckStatus | null;
+  title: string;
+  detail: string;
+};
+
+export function insertChange(db: DatabaseSync, c: Change): void {
+  db.prepare(
+    'INSERT INTO check_changes (check_id, service, ts, status, title, detail) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(c.checkId, c.service, c.ts, c.status, c.title, c.detail);
+}
+
+export function setPingToken(
+  db: DatabaseSync,
+  id: string,
+  hash: string,
+  fromFile: boolean,
+  made: boolean,
+): void {
+  db.prepare(
+    `UPDATE checks SET ping_token_hash = ?, ping_token_file = ?, ping_urls_made = ping_urls_made + ? WHERE id = ?`,
+  ).run(hash, fromFile ? 1 : 0, made ? 1 : 0, id);
+}
+
+// For the mon.toml loader: collisions with panel checks and the export of panel checks.
+
+/** Names of the checks created through the API (not the file, not an agent's checks file). */
+export function panelCheckNames(store: Store): { name: string; source: 'panel' }[] {
+  return (
+    store.read
+      .prepare('SELECT name FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name')
+      .all() as {
+      name: string;
+    }[]
+  ).map((r) => ({ name: r.name, source: 'panel' as const }));
+}
+
+/**
+ * Panel checks as check bodies for the config export. `pingToken` is always null: ping tokens are
+ * stored hashed, so an exported heartbeat gets its URL anew (or takes a `ping_token` set in the file).
+ */
+export function panelChecksForExport(store: Store): { body: CheckBody; pingToken: string | null }[] {
+  return (
+    store.read
+      .prepare('SELECT body FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name')
+      .all() as {
+      body: string;
+    }[]
+  ).map((r) => ({ body: JSON.parse(r.body) as CheckBody, pingToken: null }));
+}

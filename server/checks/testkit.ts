@@ -1,0 +1,37 @@
+import type { Principal } from '../auth/access.ts';
+import { FakeClock } from '../clock.ts';
+import type { ConfigService } from '../config/service.ts';
+import { createTestServer, type TestServer } from '../testing.ts';
+import { checkEngine } from './engine.ts';
+import type { RunOutcome, Runner } from './run.ts';
+
+/** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
+export async function checkServer(options: { config?: ConfigService } = {}) {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const script = { outcome: { status: 'up', latencyMs: 120, detail: '200 OK' } as RunOutcome, runs: 0 };
+  const http: Runner = async () => {
+    script.runs++;
+    return script.outcome;
+  };
+  const server: TestServer = await createTestServer({
+    clock,
+    checks: { runners: { http, tcp: http } },
+    ...(options.config ? { config: options.config } : {}),
+  });
+  const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
+  server.deps.authenticate = async () => admin;
+  const engine = checkEngine(server.deps);
+  const inject = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD', url: string, payload?: unknown) => {
+    const res = await server.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
+    return { status: res.statusCode, body: res.body ? safeJson(res.body) : null, text: res.body };
+  };
+  return { server, clock, script, engine, inject };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkServer } from '../checks/testkit.ts';
+
+const web = { name: 'home', service: 'shop', kind: 'http', target: 'http://127.0.0.1:9/', everyMs: 10_000 };
+type Any = Record<string, any>; // biome-ignore lint/suspicious/noExplicitAny: test bodies
+
+test('POST /checks validates, names the field, refuses command and conflicts, and runs at once', async (t) => {
+  const { server, script, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  let res = await inject('POST', '/api/v1/checks', { ...web, everyMs: 5000 });
+  assert.equal(res.status, 422);
+  assert.match((res.body as Any).detail, /^everyMs: /);
+  res = await inject('POST', '/api/v1/checks', { ...web, command: 'true' });
+  assert.equal(res.status, 422);
+  assert.match((res.body as Any).detail, /^command: /);
+  res = await inject('POST', '/api/v1/checks', { ...web, expect: [{ status: 'abc' }] });
+  assert.equal(res.status, 422);
+  assert.match((res.body as Any).detail, /^expect\[0\]\.status/);
+
+  res = await inject('POST', '/api/v1/checks', web);
+  assert.equal(res.status, 201);
+  const { id } = res.body as Any;
+  assert.match(id, /^[0-9a-f]{16}$/);
+  await engine.flush();
+  assert.equal(script.runs, 1, 'a new check runs at once');
+  assert.equal(engine.get(id)!.rec.state.status, 'up');
+
+  assert.equal((await inject('POST', '/api/v1/checks', { ...web, service: 'other' })).status, 409);
+  // A check may not take the name of another service, nor a service the name of another check.
+  assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'other2', service: 'home' })).status, 409);
+  assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'shop' })).status, 201);
+
+  res = await inject('GET', `/api/v1/checks/${id}`);
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body, { id, managed: false, hostDefined: false, input: web });
+  assert.equal((await inject('GET', '/api/v1/checks/0000000000000000')).status, 404);
+  assert.equal((await inject('GET', '/api/v1/checks/0000000000000000/detail')).status, 404);
+  assert.equal((await inject('GET', '/api/v1/checks/0000000000000000/history')).status, 404);
+});
+
+test('a check goes down after two failed runs and recovers after two successes and 3 minutes', async (t) => {
+  const { server, clock, script, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const transitions: string[] = [];
+  engine.onTransition((e) => transitions.push(`${e.from}->${e.to}`));
+  const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
+  await clock.advance(0);
+  script.outcome = { status: 'down', latencyMs: null, detail: 'connection refused' };
+  await clock.advance(10_000);
+  assert.equal(engine.get(id)!.rec.state.status, 'up');
+  await clock.advance(10_000);
+  assert.equal(engine.get(id)!.rec.state.status, 'down');
+  script.outcome = { status: 'up', latencyMs: 80, detail: '200 OK' };
+  await clock.advance(170_000);
+  assert.equal(engine.get(id)!.rec.state.status, 'down', 'not yet 3 minutes');
+  await clock.advance(10_000);
+  assert.equal(engine.get(id)!.rec.state.status, 'down', '3 minutes since the first success only at 210 s');
+  await clock.advance(10_000);
+  assert.equal(engine.get(id)!.rec.state.status, 'up');
+  assert.deepEqual(transitions, ['unknown->up', 'up->down', 'down->up']);
+  await engine.flush();
+
+  const detail = (await inject('GET', `/api/v1/checks/${id}/detail?range=1h`)).body as Any;
+  assert.equal(detail.check.id, id);
+  assert.equal(detail.check.status, 'up');
+  assert.deepEqual(detail.service, { name: 'shop', status: 'up' });
+  assert.equal(detail.beats.length, 22);
+  assert.ok(detail.beats[0].ts < detail.beats[21].ts, 'oldest first');
+  assert.deepEqual(Object.keys(detail.beats[0]), ['ts', 'status', 'latencyMs', 'detail']);
+  assert.equal(detail.uptime.day, Math.round((20 / 22) * 100_000) / 1000);
+  assert.equal(detail.series.stepMs, 60_000);
+  assert.equal(detail.series.x.length, 61, 'a partial first step');
+  assert.deepEqual(detail.series.value, []);
+  assert.equal(detail.expiry, null);
+  assert.equal(typeof detail.dayAverageMs, 'number');
+
+  const history = (await inject('GET', `/api/v1/checks/${id}/history`)).body as Any;
+  assert.deepEqual(
+    history.items.map((i: Any) => `${i.kind}:${i.status}`),
+    ['change:up', 'change:down', 'failure:down', 'failure:down', 'change:up'],
+  );
+  assert.equal(history.next, null);
+  assert.equal((await inject('GET', `/api/v1/checks/${id}/history?limit=0`)).status, 422);
+  assert.equal((await inject('GET', `/api/v1/checks/${id}/history?limit=101`)).status, 422);
+  const page = (await inject('GET', `/api/v1/checks/${id}/history?limit=2`)).body as Any;
+  // The change and the failure at 20 s share a timestamp: the page stops before them.
+  assert.equal(page.items.length, 1);
+  const rest = (await inject('GET', `/api/v1/checks/${id}/history?limit=2&before=${page.next}`)).body as Any;
+  assert.deepEqual(
+    rest.items.map((i: Any) => `${i.kind}:${i.status}`),
+    ['change:down', 'failure:down'],
+  );
+});
+
+test('detail range rules give 422 with the field', async (t) => {
+  const { server, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
+  const status = async (q: string) => (await inject('GET', `/api/v1/checks/${id}/detail?${q}`)).status;
+  assert.equal(await status('range=2h'), 422);
+  assert.equal(await status('range=1h&from=1&to=2'), 422);
+  assert.equal(await status('from=1'), 422);
+  assert.equal(await status('from=5&to=4'), 422);
+  assert.equal(await status(`from=0&to=${401 * 86_400_000}`), 422);
+  assert.equal(await status(`from=0&to=${400 * 86_400_000}`), 200);
+  const y = (await inject('GET', `/api/v1/checks/${id}/detail?range=1y`)).body as Any;
+  assert.equal(y.series.stepMs, 86_400_000);
+});
+
+test('PUT moves a check with a change row; DELETE removes it; services read', async (t) => {
+  const { server, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
+  await engine.flush();
+  assert.equal((await inject('PUT', `/api/v1/checks/${id}`, { ...web, everyMs: 5 })).status, 422);
+  assert.equal((await inject('PUT', `/api/v1/checks/${id}`, { ...web, service: 'blog' })).status, 200);
+  await engine.flush();
+  const history = (await inject('GET', `/api/v1/checks/${id}/history`)).body as Any;
+  assert.equal(history.items[0].title, 'moved to service blog');
+
+  const list = (await inject('GET', '/api/v1/services')).body as Any;
+  assert.deepEqual(
+    list.services.map((s: Any) => [s.name, s.status, s.checks.length]),
+    [
+      ['blog', 'up', 1],
+      ['shop', 'unknown', 0],
+    ],
+  );
+  const blog = (await inject('GET', '/api/v1/services/blog')).body as Any;
+  assert.equal(blog.checks[0].id, id);
+  assert.equal(blog.checks[0].target, web.target);
+  assert.deepEqual(Object.keys(blog.uptime), ['day', 'month', 'year']);
+  assert.equal((await inject('GET', '/api/v1/services/nope')).status, 404);
+
+  assert.equal((await inject('DELETE', `/api/v1/checks/${id}`)).status, 204);
+  assert.equal((await inject('GET', `/api/v1/checks/${id}`)).status, 404);
+  assert.equal((await inject('DELETE', `/api/v1/checks/${id}`)).status, 404);
+  const left = server.deps.store.read.prepare('SELECT count(*) AS n FROM check_runs WHERE check_id = ?').get(id) as Any;
+  assert.equal(left.n, 0);
+});

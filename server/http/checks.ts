@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { checkBodySchema } from '../../protocol/check.ts';
+import { parseMs, parseRange, readDetail } from '../checks/detail.ts';
+import { checkEngine } from '../checks/engine.ts';
+import { readHistory } from '../checks/history.ts';
+import { createCheck, makePingToken, removeCheck, updateCheck } from '../checks/manage.ts';
+import type { Deps } from '../deps.ts';
+import { invalid, notFound } from '../problem.ts';
+
+type IdParams = { Params: { id: string } };
+type Query = Record<string, string | undefined>;
+
+/** Check routes of the JSON API (SPEC "JSON API under /api/v1"). */
+export function registerChecks(app: FastifyInstance, deps: Deps): void {
+  const engine = () => checkEngine(deps);
+  const entryOf = (id: string) => {
+    const entry = engine().get(id);
+    if (!entry) throw notFound(`no check ${id}`);
+    return entry;
+  };
+
+  app.post('/api/v1/checks', async (request, reply) => {
+    const id = await createCheck(engine(), checkBodySchema.parse(request.body));
+    return reply.code(201).send({ id });
+  });
+
+  app.get<IdParams>('/api/v1/checks/:id', async (request) => {
+    const { rec } = entryOf(request.params.id);
+    return { id: rec.id, managed: rec.managed, hostDefined: rec.hostDefined, input: rec.body };
+  });
+
+  app.put<IdParams>('/api/v1/checks/:id', async (request) => {
+    const id = request.params.id;
+    entryOf(id);
+    await updateCheck(engine(), id, checkBodySchema.parse(request.body));
+    return { id };
+  });
+
+  app.delete<IdParams>('/api/v1/checks/:id', async (request, reply) => {
+    await removeCheck(engine(), request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.get<IdParams & { Querystring: Query }>('/api/v1/checks/:id/detail', async (request) => {
+    const entry = entryOf(request.params.id);
+    return readDetail(engine(), entry, parseRange(request.query, deps.clock.now()));
+  });
+
+  app.get<IdParams & { Querystring: Query }>('/api/v1/checks/:id/history', async (request) => {
+    const entry = entryOf(request.params.id);
+    const { before, limit } = request.query;
+    const beforeMs = before === undefined ? Number.MAX_SAFE_INTEGER : parseMs(before, 'before');
+    const n = limit === undefined ? 20 : Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 100 || !/^\d+$/.test(limit ?? '20')) {
+      throw invalid('limit', 'must be an integer from 1 to 100');
+    }
+    return readHistory(deps.store.read, entry.rec.id, beforeMs, n);
+  });
+
+  app.post<IdParams>('/api/v1/checks/:id/ping-url', async (request, reply) => {
+    const { token, replaced } = await makePingToken(engine(), request.params.id);
+    return reply.code(201).send({ url: `${publicBase(deps, request)}/ping/${token}`, replaced });
+  });
+}
+
+/** `[server] url`, or the address the request came to. */
+export function publicBase(deps: Deps, request: FastifyRequest): string {
+  const url = deps.config.current().server.url;
+  if (url) return url.replace(/\/+$/, '');
+  return `${request.protocol}://${request.host}`;
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { checkEngine } from '../checks/engine.ts';
+import { parseSuffix } from '../checks/heartbeats.ts';
+import { hashToken } from '../checks/manage.ts';
+import type { Deps } from '../deps.ts';
+import { notFound } from '../problem.ts';
+
+type PingRequest = { Params: { token: string; suffix?: string } };
+type PushRequest = { Params: { token: string }; Querystring: Record<string, string | undefined> };
+
+/** Heartbeat pings: `/ping/<token>[/start|/fail|/<exit code>]` and `/api/push/<token>?status=…`. */
+export function registerPing(app: FastifyInstance, deps: Deps): void {
+  const engine = () => checkEngine(deps);
+  const find = (token: string) => {
+    const id = /^btp_[\w-]{8,200}$/.test(token) ? engine().idForTokenHash(hashToken(token)) : undefined;
+    const entry = id === undefined ? undefined : engine().get(id);
+    if (!entry) throw notFound('unknown ping token');
+    return entry;
+  };
+
+  void app.register(async (scope) => {
+    // Ping bodies (job output, forms) are accepted in any content type and ignored.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 100_000 }, (_req, _body, done) =>
+      done(null),
+    );
+
+    const ping = async (request: { params: PingRequest['Params'] }) => {
+      const parsed = parseSuffix(request.params.suffix);
+      if (!parsed) throw notFound('the suffix must be start, fail or an exit code from 0 to 255');
+      const entry = find(request.params.token);
+      const detail =
+        parsed.exitCode !== null
+          ? `exit code ${parsed.exitCode}`
+          : parsed.kind === 'fail'
+            ? 'failure ping'
+            : parsed.kind === 'start'
+              ? 'started'
+              : 'ping';
+      await engine().heartbeat(entry, parsed.kind, detail, null);
+      deps.metrics.ingestAccepted.inc({ endpoint: 'ping' });
+    };
+    for (const url of ['/ping/:token', '/ping/:token/:suffix']) {
+      scope.route<PingRequest>({
+        method: ['GET', 'POST', 'HEAD'],
+        url,
+        exposeHeadRoute: false,
+        handler: async (request, reply) => {
+          await ping(request);
+          return reply.header('Cache-Control', 'no-store').type('text/plain; charset=utf-8').send('OK');
+        },
+      });
+    }
+
+    for (const method of ['GET', 'POST'] as const) {
+      scope.route<PushRequest>({
+        method,
+        url: '/api/push/:token',
+        handler: async (request) => {
+          const entry = find(request.params.token);
+          const { status, msg, ping: latency } = request.query;
+          const ok = status === undefined || status === 'up';
+          const latencyMs = latency !== undefined && /^\d+(\.\d+)?$/.test(latency) ? Number(latency) : null;
+          const detail = (msg ?? '').slice(0, 500) || (ok ? 'push' : `push status ${status}`.slice(0, 500));
+          await engine().heartbeat(entry, ok ? 'success' : 'fail', detail, latencyMs);
+          deps.metrics.ingestAccepted.inc({ endpoint: 'ping' });
+          return { ok: true };
+        },
+      });
+    }
+  });
+}

@@ -5,7 +5,7 @@ import { connectLive, type LiveState } from '../lib/live.ts';
 import { Link, useLocation } from '../lib/router.tsx';
 import { authKey } from '../lib/session.ts';
 import { useTheme } from '../lib/theme.ts';
-import type { Role } from '../lib/types.ts';
+import type { AuthState, Role } from '../lib/types.ts';
 
 type Props = { user: { email: string; role: Role }; children: ReactNode };
 
@@ -22,7 +22,9 @@ export function Layout({ user, children }: Props) {
     try {
       await post('/auth/logout');
     } finally {
-      client.clear();
+      // Forget everything read as this person, then show the sign-in page.
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== authKey[0] });
+      client.setQueryData<AuthState>(authKey, (old) => (old ? { ...old, user: null } : old));
       await client.invalidateQueries({ queryKey: authKey });
     }
   };

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { evaluate, jsonPath, needsBody, statusMatches } from './assertions.ts';
+
+test('status codes and patterns', () => {
+  assert.equal(statusMatches('2xx', 204), true);
+  assert.equal(statusMatches('3xx', 204), false);
+  assert.equal(statusMatches(301, 301), true);
+  assert.equal(statusMatches(301, 302), false);
+});
+
+test('JSON paths', () => {
+  const doc = { a: { b: [1, { c: 'x' }] }, 'dash-key': true, z: null };
+  assert.deepEqual(jsonPath(doc, '$.a.b[0]'), { exists: true, value: 1 });
+  assert.deepEqual(jsonPath(doc, 'a.b[1].c'), { exists: true, value: 'x' });
+  assert.deepEqual(jsonPath(doc, '$.dash-key'), { exists: true, value: true });
+  assert.deepEqual(jsonPath(doc, '$.z'), { exists: true, value: null });
+  assert.deepEqual(jsonPath(doc, '$'), { exists: true, value: doc });
+  assert.equal(jsonPath(doc, '$.a.b[5]').exists, false);
+  assert.equal(jsonPath(doc, '$.a.nope').exists, false);
+  assert.equal(jsonPath(doc, '$.a.b.length').exists, false);
+  assert.equal(jsonPath([7], '[0]').exists, false, 'a bare path starts with a key');
+  assert.deepEqual(jsonPath([7], '$[0]'), { exists: true, value: 7 });
+});
+
+test('all assertions must pass; degraded failures degrade, others take it down', () => {
+  const observed = { latencyMs: 120, statusCode: 200, body: '{"status":"ok","n":3,"ready":false}' };
+  assert.deepEqual(evaluate([{ status: '2xx' }, { json: '$.status', equals: 'ok' }], observed), {
+    status: 'up',
+    failures: [],
+  });
+  assert.deepEqual(evaluate([{ responseTimeBelowMs: 100, degraded: true }], observed), {
+    status: 'degraded',
+    failures: ['took 120 ms, expected below 100 ms'],
+  });
+  const both = evaluate(
+    [
+      { responseTimeBelowMs: 100, degraded: true },
+      { json: '$.n', equals: 4 },
+    ],
+    observed,
+  );
+  assert.equal(both.status, 'down');
+  assert.deepEqual(both.failures, ['took 120 ms, expected below 100 ms', '$.n is 3, expected 4']);
+  assert.deepEqual(evaluate([{ json: '$.ready' }], observed).failures, [
+    '$.ready is false, expected a true value',
+  ]);
+  assert.deepEqual(evaluate([{ json: 'missing' }], observed).failures, ['missing is missing']);
+  assert.deepEqual(evaluate([{ bodyNotContains: 'ok' }], observed).failures, ['body contains "ok"']);
+  assert.deepEqual(evaluate([{ bodyContains: 'nope' }], observed).failures, ['body does not contain "nope"']);
+  assert.deepEqual(evaluate([{ json: '$.a' }], { latencyMs: 1, body: '<html>' }).failures, [
+    'body is not JSON (for $.a)',
+  ]);
+  assert.equal(evaluate([{ equals: 'hello' }], { latencyMs: 1, body: 'hello\n' }).status, 'up');
+});
+
+test('DNS answers: equals and contains look at every answer', () => {
+  const observed = { latencyMs: 3, answers: ['10.1.2.3', 'web.example.net'] };
+  assert.equal(evaluate([{ equals: '10.1.2.3' }, { bodyContains: 'example' }], observed).status, 'up');
+  assert.deepEqual(evaluate([{ equals: '10.1.2.4' }], observed).failures, ['no answer equals "10.1.2.4"']);
+  assert.deepEqual(evaluate([{ bodyContains: 'zzz' }], observed).failures, ['no answer contains "zzz"']);
+});
+
+test('needsBody', () => {
+  assert.equal(needsBody([{ status: 200 }, { responseTimeBelowMs: 5 }]), false);
+  assert.equal(needsBody([{ json: '$.a' }]), true);
+});

@@ -1,0 +1,133 @@
+import type { Assertion } from '../../protocol/check.ts';
+import type { RunOutcome } from './run.ts';
+
+/**
+ * Evaluating a check's `expect` list. Every assertion is evaluated; all must pass for `up`. A failing
+ * assertion marked `degraded: true` makes the run degraded, any other failure makes it down (down wins).
+ */
+
+/** What a run saw, as far as assertions can look at it. */
+export type Observed = {
+  latencyMs: number | null;
+  /** HTTP status code. */
+  statusCode?: number;
+  /** HTTP response body (at most the first 1 MiB), decoded as UTF-8. */
+  body?: string;
+  /** DNS answers (addresses and CNAME targets). Present for DNS checks only. */
+  answers?: string[];
+};
+
+export type Verdict = { status: RunOutcome['status']; failures: string[] };
+
+export function evaluate(expect: readonly Assertion[], observed: Observed): Verdict {
+  const failures: string[] = [];
+  let down = false;
+  let degraded = false;
+  for (const assertion of expect) {
+    const failure = check(assertion, observed);
+    if (failure === null) continue;
+    failures.push(failure);
+    if (assertion.degraded) degraded = true;
+    else down = true;
+  }
+  return { status: down ? 'down' : degraded ? 'degraded' : 'up', failures };
+}
+
+/** Whether an HTTP status matches a code or a pattern such as `2xx`. */
+export function statusMatches(expected: number | string, actual: number): boolean {
+  if (typeof expected === 'number') return expected === actual;
+  return /^[1-5]xx$/.test(expected) && Math.floor(actual / 100) === Number(expected[0]);
+}
+
+/** Whether an assertion list needs the response body. */
+export function needsBody(expect: readonly Assertion[]): boolean {
+  return expect.some(
+    (a) =>
+      a.bodyContains !== undefined ||
+      a.bodyNotContains !== undefined ||
+      a.json !== undefined ||
+      a.equals !== undefined,
+  );
+}
+
+/** Returns null when the assertion holds, else a short description of the failure. */
+function check(a: Assertion, o: Observed): string | null {
+  if (a.status !== undefined) {
+    if (o.statusCode === undefined) return `expected status ${a.status}, got no response`;
+    return statusMatches(a.status, o.statusCode) ? null : `status ${o.statusCode}, expected ${a.status}`;
+  }
+  if (a.responseTimeBelowMs !== undefined) {
+    if (o.latencyMs === null) return `no response time, expected below ${a.responseTimeBelowMs} ms`;
+    return o.latencyMs < a.responseTimeBelowMs
+      ? null
+      : `took ${Math.round(o.latencyMs)} ms, expected below ${a.responseTimeBelowMs} ms`;
+  }
+  if (a.bodyContains !== undefined) {
+    if (o.answers) {
+      return o.answers.some((x) => x.includes(a.bodyContains!))
+        ? null
+        : `no answer contains ${quote(a.bodyContains)}`;
+    }
+    return (o.body ?? '').includes(a.bodyContains) ? null : `body does not contain ${quote(a.bodyContains)}`;
+  }
+  if (a.bodyNotContains !== undefined) {
+    return (o.body ?? '').includes(a.bodyNotContains) ? `body contains ${quote(a.bodyNotContains)}` : null;
+  }
+  if (a.json !== undefined) return checkJson(a.json, a.equals, o.body ?? '');
+  if (a.equals !== undefined) {
+    const want = String(a.equals);
+    if (o.answers) {
+      return o.answers.includes(want) ? null : `no answer equals ${quote(want)}`;
+    }
+    return (o.body ?? '').trim() === want ? null : `body does not equal ${quote(want)}`;
+  }
+  return null;
+}
+
+function checkJson(path: string, equals: Assertion['equals'], body: string): string | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return `body is not JSON (for ${path})`;
+  }
+  const found = jsonPath(doc, path);
+  if (!found.exists) return `${path} is missing`;
+  if (equals === undefined)
+    return found.value ? null : `${path} is ${show(found.value)}, expected a true value`;
+  return found.value === equals ? null : `${path} is ${show(found.value)}, expected ${show(equals)}`;
+}
+
+/** Looks up `$.a.b[0]`, `a.b` or `$` in a parsed JSON document. */
+export function jsonPath(doc: unknown, path: string): { exists: boolean; value?: unknown } {
+  const steps: (string | number)[] = [];
+  const rest = path.startsWith('$') ? path.slice(1) : `.${path}`;
+  const token = /\.([\w-]+)|\[(\d+)\]/y;
+  for (let pos = 0; pos < rest.length; pos = token.lastIndex) {
+    token.lastIndex = pos;
+    const m = token.exec(rest);
+    if (!m) return { exists: false };
+    steps.push(m[1] !== undefined ? m[1] : Number(m[2]));
+  }
+  let value: unknown = doc;
+  for (const step of steps) {
+    if (typeof step === 'number') {
+      if (!Array.isArray(value) || step >= value.length) return { exists: false };
+      value = value[step];
+    } else {
+      if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, step))
+        return { exists: false };
+      value = (value as Record<string, unknown>)[step];
+    }
+  }
+  return { exists: true, value };
+}
+
+function quote(s: string): string {
+  return JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);
+}
+
+function show(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}

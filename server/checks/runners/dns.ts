@@ -1,0 +1,59 @@
+import { Resolver } from 'node:dns/promises';
+import { evaluate } from '../assertions.ts';
+import type { Runner } from '../run.ts';
+import { down, runSignal, safe, timedOut } from './shared.ts';
+
+/** What DNS error codes mean, in words. */
+const dnsErrors: Record<string, string> = {
+  ENOTFOUND: 'name not found (NXDOMAIN)',
+  ENODATA: 'no A or AAAA records',
+  ESERVFAIL: 'DNS server failure (SERVFAIL)',
+  EREFUSED: 'query refused by the DNS server (REFUSED)',
+  ETIMEOUT: 'no answer from the DNS server',
+  ECONNREFUSED: 'DNS server unreachable (connection refused)',
+  EBADNAME: 'not a valid DNS name',
+};
+/** When the A and AAAA queries fail differently, the more telling error is reported. */
+const errorOrder = ['ENOTFOUND', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED', 'ETIMEOUT', 'EBADNAME', 'ENODATA'];
+
+/**
+ * Resolves the name's A and AAAA records (CNAME chains are followed) with the host's resolvers, or
+ * ctx.dnsServers. The name must resolve to at least one address; the answers are the addresses and any
+ * CNAME target, which `equals` and `bodyContains` look at.
+ */
+export const dnsRunner: Runner = safe(async (check, ctx) => {
+  const name = check.target ?? '';
+  const signal = runSignal(check, ctx);
+  if (signal.aborted) return down(timedOut(check));
+  const resolver = new Resolver({ timeout: Math.max(100, Math.min(check.timeoutMs, 5000)), tries: 2 });
+  if (ctx.dnsServers?.length) resolver.setServers(ctx.dnsServers);
+  const cancel = () => resolver.cancel();
+  signal.addEventListener('abort', cancel);
+  const start = performance.now();
+  let results: PromiseSettledResult<string[]>[];
+  try {
+    results = await Promise.allSettled([
+      resolver.resolveCname(name),
+      resolver.resolve4(name),
+      resolver.resolve6(name),
+    ]);
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+  if (signal.aborted) return down(timedOut(check));
+  const latencyMs = Math.round(performance.now() - start);
+  const [cname, v4, v6] = results.map((r) => (r.status === 'fulfilled' ? r.value : []));
+  const addresses = [...v4!, ...v6!];
+  if (addresses.length === 0) {
+    const codes = results
+      .slice(1)
+      .map((r) => (r.status === 'rejected' ? String((r.reason as NodeJS.ErrnoException)?.code) : 'ENODATA'));
+    const code = errorOrder.find((c) => codes.includes(c));
+    const reason = results[1]?.status === 'rejected' ? (results[1].reason as Error).message : '';
+    return down(code ? dnsErrors[code]! : `lookup failed: ${reason}`);
+  }
+  const answers = [...cname!, ...addresses];
+  const verdict = evaluate(check.expect, { latencyMs, answers });
+  const shown = answers.slice(0, 5).join(', ') + (answers.length > 5 ? ` (+${answers.length - 5} more)` : '');
+  return { status: verdict.status, latencyMs, detail: [shown, ...verdict.failures].join('; ') };
+});

@@ -5,7 +5,10 @@
 export type BenchRow = { name: string; value: string; goal: string; ok: boolean | null };
 export type Benchmark = { name: string; run: () => Promise<BenchRow[]> };
 
-const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [() => import('./writer.ts')];
+const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
+  () => import('./writer.ts'),
+  () => import('./panel.ts'),
+];
 
 const only = process.argv.slice(2);
 const rows: BenchRow[] = [];

@@ -67,7 +67,7 @@ async function adminJourney(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Add check' }).click();
   const everyField = page.locator('[data-field="everyMs"]');
   await everyField.locator('.field-error').waitFor();
-  assert.match(await everyField.locator('.field-error').innerText(), /at least 10000/);
+  assert.match(String(await everyField.locator('.field-error').textContent()), /at least 10 s/);
   assert.equal(await page.getByLabel('Run every').getAttribute('aria-invalid'), 'true');
   await page.screenshot({ path: artifactPath('03-check-form-error.png'), fullPage: true });
 

@@ -30,7 +30,11 @@ export function Beats({ beats }: { beats: Beat[] }) {
         ))}
       </div>
       <div className="beats-legend">
-        <span>{first ? formatTime(first.ts) : ''}</span>
+        <span>
+          {first
+            ? `${beats.length < SLOTS ? `${beats.length} runs since` : 'from'} ${formatTime(first.ts)}`
+            : 'no runs yet'}
+        </span>
         <span>now</span>
       </div>
     </>

@@ -50,10 +50,20 @@ export function History({ id }: { id: string }) {
                     {formatWhen(item.ts)}
                   </td>
                   <td>
-                    {item.status ? <StatusBadge status={item.status} /> : null}{' '}
-                    <span className={item.kind === 'failure' ? 'muted small' : ''}>
-                      {item.kind === 'failure' ? 'failed run' : item.title}
-                    </span>
+                    {item.kind === 'failure' ? (
+                      <>
+                        {item.status ? <StatusBadge status={item.status} /> : null}{' '}
+                        <span className="muted small">failed run</span>
+                      </>
+                    ) : item.status && item.title.toLowerCase() === item.status ? (
+                      <>
+                        <span>became</span> <StatusBadge status={item.status} />
+                      </>
+                    ) : (
+                      <>
+                        {item.status ? <StatusBadge status={item.status} /> : null} <span>{item.title}</span>
+                      </>
+                    )}
                   </td>
                   <td className="small">{item.detail ?? ''}</td>
                   <td className="num small">{formatLatency(item.latencyMs)}</td>

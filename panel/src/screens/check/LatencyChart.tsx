@@ -14,6 +14,8 @@ export default function LatencyChart({ series }: { series: Series }) {
     const el = box.current;
     if (!el) return;
     let plot: uPlot | null = null;
+    // Lines need neighbours: with few runs in the range, draw each step as a dot too.
+    const sparse = series.p50.filter((v) => v !== null).length < 40;
     const build = () => {
       plot?.destroy();
       const axis = {
@@ -37,6 +39,7 @@ export default function LatencyChart({ series }: { series: Series }) {
               stroke: css('--accent'),
               width: 2,
               spanGaps: false,
+              points: { show: sparse, size: 5 },
               value: (_u, v) => formatLatency(v),
             },
             {
@@ -45,6 +48,7 @@ export default function LatencyChart({ series }: { series: Series }) {
               width: 1.5,
               dash: [6, 4],
               spanGaps: false,
+              points: { show: sparse, size: 4 },
               value: (_u, v) => formatLatency(v),
             },
           ],

@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { ApiError, enc, get, post, put } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
+import { formatDuration } from '../../lib/format.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import type { CheckDefinitionRead, ServiceSummary } from '../../lib/types.ts';
@@ -100,7 +101,7 @@ function FormBody({
           setFocus(`expect-${m![1]}`);
         } else {
           const top = field.path.split(/[.[]/)[0]!;
-          setErrors({ [top]: field.message });
+          setErrors({ [top]: top.endsWith('Ms') ? humanizeMs(field.message) : field.message });
           setFocus(top);
         }
       } else if (error.status === 409 && /name/i.test(error.detail ?? '')) {
@@ -370,4 +371,9 @@ function FormBody({
       </form>
     </>
   );
+}
+
+/** "must be at least 10000" on a millisecond field reads better as "must be at least 10 s". */
+function humanizeMs(message: string): string {
+  return message.replace(/\b\d{4,}\b/g, (n) => formatDuration(Number(n)));
 }

@@ -11,10 +11,10 @@ const { host, port } = parseListen(env.MON_LISTEN || '127.0.0.1:8080');
 
 const server = await createServer({ dataDir, configPath, env, log });
 await server.app.listen({ host, port });
-log.info('mon is listening', {
-  address: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-  dataDir,
-});
+const bound = server.app.server.address();
+const shown = typeof bound === 'object' && bound ? bound : { address: host, port };
+const hostText = shown.address.includes(':') ? `[${shown.address}]` : shown.address;
+log.info('mon is listening', { address: `http://${hostText}:${shown.port}`, dataDir });
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

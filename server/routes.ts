@@ -1,6 +1,7 @@
 import type { RouteModule } from './app.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerChecks } from './http/checks.ts';
+import { registerConfig } from './http/config.ts';
 import { registerPing } from './http/ping.ts';
 import { registerServices } from './http/services.ts';
 import { streamRoutes } from './http/stream.ts';
@@ -12,6 +13,7 @@ export const routeModules: RouteModule[] = [
   registerAuth,
   registerUsers,
   registerTokens,
+  registerConfig,
   registerChecks,
   registerServices,
   registerPing,

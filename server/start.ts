@@ -6,8 +6,10 @@ import { authState } from './auth/service.ts';
 import { prepareSetupToken } from './auth/setup-token.ts';
 import { createCheckEngine, type EngineOptions } from './checks/engine.ts';
 import { runners } from './checks/runners/index.ts';
+import { panelCheckNames, panelChecksForExport, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
-import { type ConfigService, staticConfig } from './config/service.ts';
+import type { ConfigService } from './config/service.ts';
+import { createFileConfig } from './config/watch.ts';
 import type { Deps } from './deps.ts';
 import { Bus } from './live/bus.ts';
 import type { Log } from './log.ts';
@@ -23,10 +25,10 @@ export type ServerOptions = {
   clock?: Clock;
   /** Replaces the mon.toml loader (tests). */
   config?: ConfigService;
-  /** How long a write waits for a database lock held elsewhere (tests shorten it). */
-  busyTimeoutMs?: number;
   /** Check engine settings (tests: runners, resolvers, concurrency). */
   checks?: EngineOptions;
+  /** How long a write waits for a database lock held elsewhere (tests shorten it). */
+  busyTimeoutMs?: number;
 };
 
 export type Server = {
@@ -49,7 +51,16 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     clock: options.clock ?? systemClock,
     bus: new Bus(),
     metrics,
-    config: options.config ?? staticConfig(),
+    config:
+      options.config ??
+      createFileConfig({
+        path: options.configPath,
+        env: options.env,
+        log: options.log,
+        // Names the file must not take, and panel checks for the export: both live in the database.
+        names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
+        panelChecks: () => panelChecksForExport(store),
+      }),
     log: options.log,
     env: options.env,
     dataDir: options.dataDir,

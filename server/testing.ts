@@ -22,8 +22,8 @@ export async function createTestServer(
     clock?: Clock;
     config?: ConfigService;
     configPath?: string;
-    busyTimeoutMs?: number;
     checks?: EngineOptions;
+    busyTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
@@ -34,8 +34,8 @@ export async function createTestServer(
     log: silentLog,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
-    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
     ...(options.checks ? { checks: options.checks } : {}),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   return {
     ...server,

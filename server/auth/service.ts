@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import type { Problem } from '../problem.ts';
 import { tooMany } from '../problem.ts';
 import { clientAddress, trustedProxies } from './client-address.ts';
 import { OidcFlows } from './oidc-flows.ts';
@@ -45,5 +44,5 @@ export function clientOf(deps: Deps, request: FastifyRequest): string {
 /** Counts a sign-in or setup attempt of the request's client; throws 429 beyond the limit. */
 export function countSignIn(deps: Deps, request: FastifyRequest): void {
   const decision = authState(deps).signIns.take(clientOf(deps, request));
-  if (!decision.ok) throw tooMany(decision.retryAfter, 'too many sign-in attempts') as Problem;
+  if (!decision.ok) throw tooMany(decision.retryAfter, 'too many sign-in attempts');
 }

@@ -5,6 +5,7 @@ import { afterMissed, expectedAfter, type HeartbeatTimes, heartbeatDeadline } fr
 import { reconcileFile } from './manage.ts';
 import { DAY, HOUR, pruneRollups } from './rollups.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
+import { runners as defaultRunners } from './runners/index.ts';
 import { pruneRuns, type RunWrite, writeRuns } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
 import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
@@ -22,6 +23,7 @@ export type TransitionEvent = Transition & {
 };
 
 export type EngineOptions = {
+  /** The runner of each kind (default: the real ones); a kind without one is not run here. */
   runners?: Partial<Record<ServerRunKind, Runner>>;
   /** Runs in flight at most (default 256). */
   concurrency?: number;
@@ -71,7 +73,8 @@ export class CheckEngine {
   private readonly listeners = new Set<(event: TransitionEvent) => void>();
   private pending: { write: RunWrite; done: () => void }[] = [];
   private flushing: Promise<void> | null = null;
-  private stopRuns = new AbortController();
+  /** Runs in flight, aborted when the engine stops. */
+  private readonly inFlight = new Set<AbortController>();
   private timers: TimerHandle[] = [];
   private reconciling: Promise<void> = Promise.resolve();
   private unsubscribe: () => void = () => {};
@@ -79,7 +82,7 @@ export class CheckEngine {
 
   constructor(deps: Deps, options: EngineOptions) {
     this.deps = deps;
-    this.options = options;
+    this.options = { ...options, runners: options.runners ?? defaultRunners };
     this.scheduler = new Scheduler({
       clock: deps.clock,
       concurrency: options.concurrency ?? 256,
@@ -95,7 +98,6 @@ export class CheckEngine {
   async start(): Promise<void> {
     const now = this.deps.clock.now();
     for (const rec of loadChecks(this.deps.store.read)) this.adopt(rec, 'spread', now);
-    this.stopRuns = new AbortController();
     this.running = true;
     this.scheduler.start();
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);
@@ -119,7 +121,7 @@ export class CheckEngine {
     this.scheduler.stop();
     for (const t of this.timers) this.deps.clock.clearTimeout(t);
     this.timers = [];
-    this.stopRuns.abort(new Error('the server is stopping'));
+    for (const run of this.inFlight) run.abort(new Error('the server is stopping'));
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 0);
     await this.reconciling;
     await this.flush();
@@ -211,18 +213,20 @@ export class CheckEngine {
     const timeout = new AbortController();
     const timer = clock.setTimeout(() => timeout.abort(new Error('timeout')), entry.def.timeoutMs);
     entry.running = true;
+    this.inFlight.add(timeout);
     let outcome: RunOutcome;
     try {
       outcome = await runner(entry.def, {
         ...this.options.runContext,
         env: this.deps.env,
-        signal: AbortSignal.any([timeout.signal, this.stopRuns.signal]),
+        signal: timeout.signal,
         now: () => clock.now(),
       });
     } catch (error) {
       outcome = { status: 'down', latencyMs: null, detail: (error as Error).message || String(error) };
     } finally {
       clock.clearTimeout(timer);
+      this.inFlight.delete(timeout);
       entry.running = false;
     }
     // A check changed or deleted during its run runs again with its new definition; drop this result.

@@ -6,7 +6,14 @@ import { afterMissed, expectedAfter, heartbeatDeadline, parseSuffix } from './he
 
 const M = 60_000;
 const every = withDefaults({ name: 'b', service: 's', kind: 'heartbeat', everyMs: 10 * M, graceMs: 2 * M });
-const cron = withDefaults({ name: 'n', service: 's', kind: 'heartbeat', cron: '30 2 * * *', timezone: 'Europe/Berlin', graceMs: M });
+const cron = withDefaults({
+  name: 'n',
+  service: 's',
+  kind: 'heartbeat',
+  cron: '30 2 * * *',
+  timezone: 'Europe/Berlin',
+  graceMs: M,
+});
 
 test('an interval heartbeat is late at the last ping plus every plus grace', () => {
   const times = { expectedAt: expectedAfter(every, 0), startedAt: null };
@@ -27,13 +34,25 @@ test('cron runs in the time zone, across the spring-forward and fall-back change
   // 2026-03-29: Berlin skips 02:00-03:00; the 02:30 run happens at 03:00 local (01:00 UTC).
   const before = Date.UTC(2026, 2, 28, 12);
   assert.equal(new Date(expectedAfter(cron, before)).toISOString(), '2026-03-29T01:00:00.000Z');
-  assert.equal(new Date(expectedAfter(cron, Date.UTC(2026, 2, 29, 2))).toISOString(), '2026-03-30T00:30:00.000Z');
-  assert.equal(new Date(nextCronTime('30 2 * * *', 'Europe/Berlin', Date.UTC(2026, 2, 27, 12))).toISOString(), '2026-03-28T01:30:00.000Z');
+  assert.equal(
+    new Date(expectedAfter(cron, Date.UTC(2026, 2, 29, 2))).toISOString(),
+    '2026-03-30T00:30:00.000Z',
+  );
+  assert.equal(
+    new Date(nextCronTime('30 2 * * *', 'Europe/Berlin', Date.UTC(2026, 2, 27, 12))!).toISOString(),
+    '2026-03-28T01:30:00.000Z',
+  );
   // 2026-10-25: 02:30 happens twice in Berlin; the job runs once, at the first (00:30 UTC).
   const fall = nextCronTime('30 2 * * *', 'Europe/Berlin', Date.UTC(2026, 9, 24, 12))!;
   assert.equal(new Date(fall).toISOString(), '2026-10-25T00:30:00.000Z');
-  assert.equal(new Date(nextCronTime('30 2 * * *', 'Europe/Berlin', fall)!).toISOString(), '2026-10-26T01:30:00.000Z');
-  assert.deepEqual(heartbeatDeadline(cron, { expectedAt: fall, startedAt: null }), { at: fall + M, reason: 'late' });
+  assert.equal(
+    new Date(nextCronTime('30 2 * * *', 'Europe/Berlin', fall)!).toISOString(),
+    '2026-10-26T01:30:00.000Z',
+  );
+  assert.deepEqual(heartbeatDeadline(cron, { expectedAt: fall, startedAt: null }), {
+    at: fall + M,
+    reason: 'late',
+  });
 });
 
 test('ping suffixes: start, fail, exit codes 0-255, nothing else', () => {

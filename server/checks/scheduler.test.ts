@@ -50,9 +50,9 @@ test('at most `concurrency` runs are in flight; the rest wait in order and repor
   await clock.advance(0);
   assert.deepEqual(started, ['a', 'b', 'c']);
   assert.deepEqual(late, [0, 0, 5]);
-  releases.splice(0).forEach((r) => r());
+  for (const r of releases.splice(0)) r();
   await clock.advance(0);
-  releases.splice(0).forEach((r) => r());
+  for (const r of releases.splice(0)) r();
   await clock.advance(0);
   assert.deepEqual(started, ['a', 'b', 'c', 'd']);
   assert.equal(s.active, 0);

@@ -80,11 +80,14 @@ export class Scheduler {
     if (this.timer) this.options.clock.clearTimeout(this.timer);
     const { clock } = this.options;
     this.timerAt = top.at;
-    this.timer = clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.tick();
-    }, top.at - clock.now());
+    this.timer = clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.tick();
+      },
+      Math.max(0, top.at - clock.now()),
+    );
   }
 
   private tick(): void {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { applyHeartbeat, applyRun, applyUnknown, type CheckState, initialState, type RunStatus } from './state.ts';
+import {
+  applyHeartbeat,
+  applyRun,
+  applyUnknown,
+  type CheckState,
+  initialState,
+  type RunStatus,
+} from './state.ts';
 
 const S = 1000;
 const M = 60 * S;
@@ -21,7 +28,13 @@ test('a new check is unknown until its first run and up after a success', () => 
 });
 
 test('a brand-new check stays unknown after one failure and is down after the second', () => {
-  assert.deepEqual(play([['down', 0], ['down', 10 * S]]).statuses, ['unknown', 'down']);
+  assert.deepEqual(
+    play([
+      ['down', 0],
+      ['down', 10 * S],
+    ]).statuses,
+    ['unknown', 'down'],
+  );
 });
 
 test('up goes down only after two failed runs in a row', () => {
@@ -36,7 +49,11 @@ test('up goes down only after two failed runs in a row', () => {
 });
 
 test('recovery needs two successes and 3 minutes since the first of them', () => {
-  const down = play([['up', 0], ['down', 10 * S], ['down', 20 * S]]).state;
+  const down = play([
+    ['up', 0],
+    ['down', 10 * S],
+    ['down', 20 * S],
+  ]).state;
   assert.equal(down.status, 'down');
   // Every 10 s: the 2nd success is not enough; the success 3 minutes after the first recovers.
   const runs: [RunStatus, number][] = [];
@@ -52,14 +69,35 @@ test('recovery needs two successes and 3 minutes since the first of them', () =>
 });
 
 test('slow checks recover at their second success when it comes 3 minutes after the first', () => {
-  const down = play([['down', 0], ['down', 5 * M]]).state;
-  const { statuses } = play([['up', 10 * M], ['up', 15 * M]], down);
+  const down = play([
+    ['down', 0],
+    ['down', 5 * M],
+  ]).state;
+  const { statuses } = play(
+    [
+      ['up', 10 * M],
+      ['up', 15 * M],
+    ],
+    down,
+  );
   assert.deepEqual(statuses, ['down', 'up']);
 });
 
 test('a failure during recovery starts it again', () => {
-  const down = play([['down', 0], ['down', 10 * S]]).state;
-  const { statuses } = play([['up', 20 * S], ['down', 2 * M], ['up', 3 * M], ['up', 4 * M], ['up', 6 * M]], down);
+  const down = play([
+    ['down', 0],
+    ['down', 10 * S],
+  ]).state;
+  const { statuses } = play(
+    [
+      ['up', 20 * S],
+      ['down', 2 * M],
+      ['up', 3 * M],
+      ['up', 4 * M],
+      ['up', 6 * M],
+    ],
+    down,
+  );
   assert.deepEqual(statuses, ['down', 'down', 'down', 'down', 'up']);
 });
 
@@ -68,13 +106,31 @@ test('degraded moves at once, both ways, and degraded goes down after two failur
   const degraded = applyRun(up, 'degraded', 10 * S);
   assert.deepEqual(degraded.transition, { from: 'up', to: 'degraded' });
   assert.equal(applyRun(degraded.state, 'up', 20 * S).state.status, 'up');
-  const { statuses } = play([['down', 20 * S], ['down', 30 * S]], degraded.state);
+  const { statuses } = play(
+    [
+      ['down', 20 * S],
+      ['down', 30 * S],
+    ],
+    degraded.state,
+  );
   assert.deepEqual(statuses, ['degraded', 'down']);
 });
 
 test('a down check recovers to degraded when its recovering runs are degraded', () => {
-  const down = play([['down', 0], ['down', 10 * S]]).state;
-  assert.equal(play([['degraded', 1 * M], ['degraded', 4 * M]], down).state.status, 'degraded');
+  const down = play([
+    ['down', 0],
+    ['down', 10 * S],
+  ]).state;
+  assert.equal(
+    play(
+      [
+        ['degraded', 1 * M],
+        ['degraded', 4 * M],
+      ],
+      down,
+    ).state.status,
+    'degraded',
+  );
 });
 
 test('heartbeats change at once; agent silence makes a check unknown', () => {

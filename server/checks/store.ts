@@ -226,6 +226,15 @@ export function panelCheckNames(store: Store): { name: string; source: 'panel' }
  * Panel checks as check bodies for the config export. `pingToken` is always null: ping tokens are
  * stored hashed, so an exported heartbeat gets its URL anew (or takes a `ping_token` set in the file).
  */
+/** Services made by panel checks (not declared in mon.toml): a file check must not take their names. */
+export function panelServiceNames(store: Store): string[] {
+  return (
+    store.read.prepare('SELECT name FROM services WHERE managed = 0 ORDER BY name').all() as {
+      name: string;
+    }[]
+  ).map((r) => r.name);
+}
+
 export function panelChecksForExport(store: Store): { body: CheckBody; pingToken: string | null }[] {
   return (
     store.read

@@ -3,7 +3,7 @@ import { FakeClock } from '../clock.ts';
 import type { ConfigService } from '../config/service.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import { checkEngine } from './engine.ts';
-import type { RunOutcome, Runner } from './run.ts';
+import type { Runner, RunOutcome } from './run.ts';
 
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
 export async function checkServer(options: { config?: ConfigService } = {}) {
@@ -21,8 +21,16 @@ export async function checkServer(options: { config?: ConfigService } = {}) {
   const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
   server.deps.authenticate = async () => admin;
   const engine = checkEngine(server.deps);
-  const inject = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD', url: string, payload?: unknown) => {
-    const res = await server.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const inject = async (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD',
+    url: string,
+    payload?: unknown,
+  ) => {
+    const res = await server.app.inject({
+      method,
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
     return { status: res.statusCode, body: res.body ? safeJson(res.body) : null, text: res.body };
   };
   return { server, clock, script, engine, inject };
@@ -35,3 +43,7 @@ function safeJson(text: string): unknown {
     return text;
   }
 }
+
+/** JSON bodies in tests. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies by field
+export type Any = Record<string, any>;

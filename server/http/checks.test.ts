@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkServer } from '../checks/testkit.ts';
+import { type Any, checkServer } from '../checks/testkit.ts';
 
 const web = { name: 'home', service: 'shop', kind: 'http', target: 'http://127.0.0.1:9/', everyMs: 10_000 };
-type Any = Record<string, any>; // biome-ignore lint/suspicious/noExplicitAny: test bodies
 
 test('POST /checks validates, names the field, refuses command and conflicts, and runs at once', async (t) => {
   const { server, script, engine, inject } = await checkServer();
@@ -28,7 +27,10 @@ test('POST /checks validates, names the field, refuses command and conflicts, an
 
   assert.equal((await inject('POST', '/api/v1/checks', { ...web, service: 'other' })).status, 409);
   // A check may not take the name of another service, nor a service the name of another check.
-  assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'other2', service: 'home' })).status, 409);
+  assert.equal(
+    (await inject('POST', '/api/v1/checks', { ...web, name: 'other2', service: 'home' })).status,
+    409,
+  );
   assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'shop' })).status, 201);
 
   res = await inject('GET', `/api/v1/checks/${id}`);
@@ -136,6 +138,8 @@ test('PUT moves a check with a change row; DELETE removes it; services read', as
   assert.equal((await inject('DELETE', `/api/v1/checks/${id}`)).status, 204);
   assert.equal((await inject('GET', `/api/v1/checks/${id}`)).status, 404);
   assert.equal((await inject('DELETE', `/api/v1/checks/${id}`)).status, 404);
-  const left = server.deps.store.read.prepare('SELECT count(*) AS n FROM check_runs WHERE check_id = ?').get(id) as Any;
+  const left = server.deps.store.read
+    .prepare('SELECT count(*) AS n FROM check_runs WHERE check_id = ?')
+    .get(id) as Any;
   assert.equal(left.n, 0);
 });

@@ -38,6 +38,8 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
 
   app.delete<IdParams>('/api/v1/checks/:id', async (request, reply) => {
     await removeCheck(engine(), request.params.id);
+    // A mon.toml rejected for colliding with this check's name may load now.
+    if (deps.config.error()) deps.config.reload();
     return reply.code(204).send();
   });
 

@@ -164,9 +164,9 @@ function FormBody({
           <h1>{id ? `Edit ${initial.name}` : 'Add a check'}</h1>
         </div>
       </div>
-      {reason ? (
+      {reason || !canWrite ? (
         <div className="alert" data-testid="read-only">
-          {reason}
+          {reason ?? 'Only admins can add or change checks.'}
         </div>
       ) : null}
       <form className="card card-body" onSubmit={submit} noValidate style={{ maxWidth: 760 }}>

@@ -1,0 +1,129 @@
+import { type Assertion, type CheckBody, checkBodySchema } from '../../protocol/check.ts';
+import { formatDuration } from './durations.ts';
+import type { Path, PathError } from './interpolate.ts';
+import { type FileAssertion, type FileCheckInput, type TargetKey, targetKeys } from './schema.ts';
+import type { FileCheck } from './service.ts';
+
+/** API body field → mon.toml key (assertion keys included). */
+const fileKeys: Record<string, string> = {
+  everyMs: 'every',
+  timeoutMs: 'timeout',
+  graceMs: 'grace',
+  bodyContains: 'body_contains',
+  bodyNotContains: 'body_not_contains',
+  responseTimeBelowMs: 'response_time_below',
+  degraded: 'else',
+};
+const fileKey = (key: string) => fileKeys[key] ?? key;
+const renameInMessage = (message: string) =>
+  message.replace(
+    /\b(everyMs|timeoutMs|graceMs|bodyContains|bodyNotContains|responseTimeBelowMs)\b/g,
+    fileKey,
+  );
+
+/**
+ * Translates `[[check]]` number `index` to the API check body and validates it with the API's schema,
+ * so that a check means the same in the file and in the API. Error paths name the file's keys.
+ */
+export function fileCheckToBody(
+  input: FileCheckInput,
+  index: number,
+): { check?: FileCheck; errors: PathError[] } {
+  const at = (...path: Path): Path => ['check', index, ...path];
+  const errors: PathError[] = [];
+  if (input.command !== undefined) {
+    errors.push({
+      path: at('command'),
+      message: "command checks are declared in an agent's checks file (checks.toml), not in mon.toml",
+    });
+  }
+  const targets = targetKeys.filter((key) => input[key] !== undefined);
+  for (const key of targets.slice(1)) {
+    errors.push({ path: at(key), message: `a check takes one target key; ${targets[0]} is also set` });
+  }
+  const targetKey: TargetKey | undefined = targets[0];
+  if (!targetKey && input.every === undefined && input.cron === undefined) {
+    errors.push({
+      path: at(),
+      message: 'needs one target key (url, tcp, dns, ping or domain), or every or cron for a heartbeat',
+    });
+  }
+  if (errors.length > 0) return { errors };
+
+  const kind = targetKey === undefined ? 'heartbeat' : targetKey === 'url' ? 'http' : targetKey;
+  if (input.ping_token !== undefined && kind !== 'heartbeat') {
+    errors.push({ path: at('ping_token'), message: 'only heartbeats take a ping_token' });
+  }
+  const body: CheckBody = { name: input.name, service: input.service, kind };
+  if (targetKey) body.target = input[targetKey]!;
+  if (input.method !== undefined) body.method = input.method as CheckBody['method'];
+  if (input.headers !== undefined) body.headers = input.headers;
+  if (input.every !== undefined) body.everyMs = input.every;
+  if (input.timeout !== undefined) body.timeoutMs = input.timeout;
+  if (input.from !== undefined) body.from = input.from;
+  if (input.expect !== undefined) body.expect = input.expect.map(toAssertion);
+  if (input.cron !== undefined) body.cron = input.cron;
+  if (input.timezone !== undefined) body.timezone = input.timezone;
+  if (input.grace !== undefined) body.graceMs = input.grace;
+
+  const parsed = checkBodySchema.safeParse(body);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.map((part) =>
+        part === 'target'
+          ? (targetKey ?? 'target')
+          : typeof part === 'string'
+            ? fileKey(part)
+            : (part as number),
+      );
+      const message =
+        issue.code === 'invalid_value' && path[0] === 'method' ? 'must be an HTTP method' : issue.message;
+      errors.push({ path: at(...path), message: renameInMessage(message) });
+    }
+  }
+  if (errors.length > 0) return { errors };
+  return { check: { index, body: parsed.data!, pingToken: input.ping_token ?? null }, errors };
+}
+
+function toAssertion(a: FileAssertion): Assertion {
+  const out: Assertion = {};
+  if (a.status !== undefined) out.status = a.status;
+  if (a.json !== undefined) out.json = a.json;
+  if (a.equals !== undefined) out.equals = a.equals;
+  if (a.body_contains !== undefined) out.bodyContains = a.body_contains;
+  if (a.body_not_contains !== undefined) out.bodyNotContains = a.body_not_contains;
+  if (a.response_time_below !== undefined) out.responseTimeBelowMs = a.response_time_below;
+  if (a.else !== undefined) out.degraded = a.else === 'degraded';
+  return out;
+}
+
+/** The `[[check]]` table of a check body: the inverse of `fileCheckToBody`. */
+export function bodyToFileCheck(body: CheckBody, pingToken: string | null): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: body.name, service: body.service };
+  if (body.kind !== 'heartbeat' && body.target != null)
+    out[body.kind === 'http' ? 'url' : body.kind] = body.target;
+  if (body.method != null) out.method = body.method;
+  if (body.from != null) out.from = body.from;
+  if (body.everyMs != null) out.every = formatDuration(body.everyMs);
+  if (body.timeoutMs != null) out.timeout = formatDuration(body.timeoutMs);
+  if (body.cron != null) out.cron = body.cron;
+  if (body.timezone != null) out.timezone = body.timezone;
+  if (body.graceMs != null) out.grace = formatDuration(body.graceMs);
+  if (pingToken !== null) out.ping_token = pingToken;
+  if (body.headers != null && Object.keys(body.headers).length > 0) out.headers = { ...body.headers };
+  if (body.expect != null && body.expect.length > 0) out.expect = body.expect.map(fromAssertion);
+  return out;
+}
+
+function fromAssertion(a: Assertion): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (a.status !== undefined) out.status = a.status;
+  if (a.json !== undefined) out.json = a.json;
+  // TOML has no null: an `equals = null` assertion of the API is written as the JSON text "null".
+  if (a.equals !== undefined) out.equals = a.equals ?? 'null';
+  if (a.bodyContains !== undefined) out.body_contains = a.bodyContains;
+  if (a.bodyNotContains !== undefined) out.body_not_contains = a.bodyNotContains;
+  if (a.responseTimeBelowMs !== undefined) out.response_time_below = formatDuration(a.responseTimeBelowMs);
+  if (a.degraded !== undefined) out.else = a.degraded ? 'degraded' : 'down';
+  return out;
+}

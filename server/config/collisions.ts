@@ -1,0 +1,155 @@
+import type { Path, PathError } from './interpolate.ts';
+import type { FileAlert, FileCheck, FileHost, FileService, OutsideNames } from './service.ts';
+
+type Parts = { services: FileService[]; hosts: FileHost[]; checks: FileCheck[]; alerts: FileAlert[] };
+
+/**
+ * Name rules of the file as a whole. Checks (heartbeats included) and services share one name space
+ * across the file, the panel and hosts' checks files; hosts and alerts have their own.
+ * `outside` lists checks that are not in the file (panel checks and host checks-file checks).
+ */
+export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
+  const errors: PathError[] = [];
+  const duplicates = (items: { name: string; path: Path }[], what: string) => {
+    const first = new Map<string, Path>();
+    for (const item of items) {
+      const earlier = first.get(item.name);
+      if (earlier)
+        errors.push({
+          path: item.path,
+          message: `${describe(earlier)} already has the ${what} name "${item.name}"`,
+        });
+      else first.set(item.name, item.path);
+    }
+  };
+  duplicates(
+    parts.services.map((s, i) => ({ name: s.name, path: ['service', i, 'name'] })),
+    'service',
+  );
+  duplicates(
+    parts.checks.map((c) => ({ name: c.body.name, path: ['check', c.index, 'name'] })),
+    'check',
+  );
+  duplicates(
+    parts.hosts.map((h, i) => ({ name: h.name, path: ['host', i, 'name'] })),
+    'host',
+  );
+  duplicates(
+    parts.alerts.map((a) => ({ name: a.name, path: ['alert', a.index, 'name'] })),
+    'alert',
+  );
+
+  // Services: declared ones, then those only named by a check.
+  const services = new Map<string, Path>();
+  for (const [i, s] of parts.services.entries()) services.set(s.name, ['service', i, 'name']);
+  for (const c of parts.checks) {
+    if (!services.has(c.body.service)) services.set(c.body.service, ['check', c.index, 'service']);
+  }
+  for (const c of parts.checks) {
+    const service = services.get(c.body.name);
+    if (!service) continue;
+    const own = service[0] === 'check' && service[1] === c.index;
+    errors.push({
+      path: ['check', c.index, 'name'],
+      message: own
+        ? 'a check cannot have the name of its service; checks and services need different names'
+        : `"${c.body.name}" is also a service (${describe(service)}); checks and services need different names`,
+    });
+  }
+
+  const tokens = new Map<string, number>();
+  for (const c of parts.checks) {
+    if (c.pingToken === null) continue;
+    const owner = tokens.get(c.pingToken);
+    if (owner === undefined) tokens.set(c.pingToken, c.index);
+    else
+      errors.push({
+        path: ['check', c.index, 'ping_token'],
+        message: `check[${owner}] has the same ping_token`,
+      });
+  }
+
+  const sites = new Map<string, number>();
+  parts.services.forEach((s, i) => {
+    s.sites.forEach((site, j) => {
+      const owner = sites.get(site);
+      if (owner !== undefined && owner !== i) {
+        errors.push({
+          path: ['service', i, 'sites', j],
+          message: `site ${site} already belongs to service[${owner}]`,
+        });
+      } else sites.set(site, i);
+    });
+  });
+
+  // The outside world: a panel or host check with a file check's or file service's name.
+  const fileNames = new Map<string, Path>(services);
+  for (const c of parts.checks) fileNames.set(c.body.name, ['check', c.index, 'name']);
+  for (const other of outside.checks) {
+    const path = fileNames.get(other.name);
+    if (!path) continue;
+    const where =
+      other.source === 'panel'
+        ? `the panel check "${other.name}"`
+        : `the check "${other.name}" of host ${other.host ?? '(unknown)'}'s checks file`;
+    errors.push({
+      path,
+      message: `collides with ${where}; rename one of them (the whole file is rejected until then)`,
+    });
+  }
+  const fileChecks = new Map(parts.checks.map((c) => [c.body.name, c.index]));
+  for (const service of outside.services ?? []) {
+    const index = fileChecks.get(service);
+    if (index === undefined) continue;
+    errors.push({
+      path: ['check', index, 'name'],
+      message: `collides with the service "${service}" of panel checks; rename the check (the whole file is rejected until then)`,
+    });
+  }
+  return errors;
+}
+
+function describe(path: Path): string {
+  return `${String(path[0])}[${String(path[1])}]`;
+}
+
+/** `depends_on` must name services of the file and must not loop. */
+export function dependencyErrors(services: FileService[], known: ReadonlySet<string>): PathError[] {
+  const errors: PathError[] = [];
+  services.forEach((s, i) => {
+    s.dependsOn.forEach((dep, j) => {
+      if (dep === s.name)
+        errors.push({ path: ['service', i, 'depends_on', j], message: 'a service cannot depend on itself' });
+      else if (!known.has(dep)) {
+        errors.push({
+          path: ['service', i, 'depends_on', j],
+          message: `unknown service "${dep}"; name a [[service]] or the service of a [[check]] in this file`,
+        });
+      }
+    });
+  });
+  if (errors.length > 0) return errors;
+  const edges = new Map<string, string[]>();
+  for (const s of services) edges.set(s.name, [...(edges.get(s.name) ?? []), ...s.dependsOn]);
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, trail: string[]): string[] | null => {
+    if (state.get(name) === 'done') return null;
+    if (state.get(name) === 'visiting') return [...trail.slice(trail.indexOf(name)), name];
+    state.set(name, 'visiting');
+    for (const next of edges.get(name) ?? []) {
+      const loop = visit(next, [...trail, name]);
+      if (loop) return loop;
+    }
+    state.set(name, 'done');
+    return null;
+  };
+  for (const s of services) {
+    const loop = visit(s.name, []);
+    if (loop) {
+      const at = services.findIndex((x) => x.name === loop[0]);
+      errors.push({ path: ['service', at, 'depends_on'], message: `dependency loop: ${loop.join(' → ')}` });
+      break;
+    }
+  }
+  return errors;
+}

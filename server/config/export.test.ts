@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parse } from 'smol-toml';
+import { exportConfig } from './export.ts';
+import { loadConfigText } from './load.ts';
+import { type LiveConfig, staticConfig } from './service.ts';
+
+const file = `
+trusted_proxies = ["10.0.0.0/8", "::1"]
+[server]
+url = "\${PUBLIC_URL}"
+[retention]
+check_results = "36h"
+[auth]
+password = false
+[[auth.oidc]]
+name = "company"
+issuer = "https://id.example.com"
+client_id = "mon"
+client_secret = "oidc-secret"
+admins = ["ann@example.com"]
+[[service]]
+name = "shop"
+hosts = ["web-1"]
+sites = ["shop.example.com"]
+depends_on = ["db"]
+tier = "critical"
+[[host]]
+name = "web-1"
+cpu = 95.5
+swap = false
+ignore_mounts = ["/boot"]
+[[check]]
+name = "shop home"
+service = "shop"
+url = "https://shop.example.com/health"
+every = "90s"
+timeout = "1500ms"
+headers = { Authorization = "Bearer \${API_TOKEN}", X-Api-Key = "key-123", Accept = "text/html" }
+expect = [{ status = 200 }, { json = "$.ok", equals = true }, { response_time_below = "2s", else = "degraded" }]
+[[check]]
+name = "backup"
+service = "db"
+every = "1d"
+grace = "2h"
+ping_token = "btp_abcdefghijklmnopqrstuvwxyz"
+[[check]]
+name = "pg"
+service = "db"
+tcp = "db.internal:5432"
+from = "web-1"
+[[alert]]
+type = "telegram"
+bot_token = "\${TG_TOKEN}"
+chat_id = "-1001"
+[[alert]]
+type = "email"
+smtp = "mail.example.com:587"
+username = "mon"
+password = "smtp-pw"
+from = "mon@example.com"
+to = ["ops@example.com"]
+allow_private = true
+[[alert]]
+type = "slack"
+url = "https://hooks.slack.com/services/T/B/X"
+`;
+const env = { PUBLIC_URL: 'https://mon.example.com', API_TOKEN: 'api-token', TG_TOKEN: 'bot:tg' };
+
+function load(
+  text: string,
+  environment: Record<string, string>,
+): LiveConfig & { references: Map<string, string> } {
+  const result = loadConfigText(text, { env: environment });
+  if (!result.ok) assert.fail(result.error);
+  return { ...result.config, references: result.references };
+}
+
+test('export round trip: the exported text loads to the same configuration, secrets as references', () => {
+  const original = load(file, env);
+  const exported = exportConfig(original, original.references, []);
+  const secretValues = [
+    'oidc-secret',
+    'key-123',
+    'btp_abcdefghijklmnopqrstuvwxyz',
+    'bot:tg',
+    'smtp-pw',
+    'hooks.slack.com',
+    'api-token',
+  ];
+  for (const value of secretValues) assert.ok(!exported.toml.includes(value), `export leaks ${value}`);
+  assert.ok(!JSON.stringify(exported.secrets).includes('smtp-pw'));
+
+  const byName = new Map(exported.secrets.map((s) => [s.name, s]));
+  assert.deepEqual(byName.get('MON_ALERT_EMAIL_PASSWORD'), {
+    name: 'MON_ALERT_EMAIL_PASSWORD',
+    key: 'alert[1].password',
+    about: 'SMTP password of email alert email',
+  });
+  assert.equal(byName.get('TG_TOKEN')?.key, 'alert[0].bot_token');
+  assert.equal(byName.get('MON_OIDC_COMPANY_CLIENT_SECRET')?.key, 'auth.oidc[0].client_secret');
+  assert.equal(byName.get('MON_CHECK_BACKUP_PING_TOKEN')?.key, 'check[1].ping_token');
+  assert.equal(byName.get('MON_CHECK_SHOP_HOME_X_API_KEY')?.key, 'check[0].headers.X-Api-Key');
+  assert.equal(byName.get('MON_ALERT_SLACK_URL')?.key, 'alert[2].url');
+  assert.equal(byName.get('API_TOKEN')?.key, 'check[0].headers.Authorization');
+  assert.equal(byName.get('PUBLIC_URL')?.key, 'server.url');
+  assert.equal(exported.secrets.length, 8);
+
+  const tree = parse(exported.toml) as { check: Record<string, unknown>[] };
+  assert.equal(tree.check[0]?.every, '90s');
+  assert.equal(tree.check[0]?.timeout, '1500ms');
+  assert.equal(tree.check[1]?.every, '1d');
+  assert.deepEqual(
+    { ...(tree.check[0]?.headers as object) },
+    {
+      Authorization: `Bearer \${API_TOKEN}`,
+      'X-Api-Key': `\${MON_CHECK_SHOP_HOME_X_API_KEY}`,
+      Accept: 'text/html',
+    },
+  );
+
+  const reloadEnv = {
+    ...env,
+    MON_OIDC_COMPANY_CLIENT_SECRET: 'oidc-secret',
+    MON_CHECK_SHOP_HOME_X_API_KEY: 'key-123',
+    MON_CHECK_BACKUP_PING_TOKEN: 'btp_abcdefghijklmnopqrstuvwxyz',
+    MON_ALERT_EMAIL_PASSWORD: 'smtp-pw',
+    MON_ALERT_SLACK_URL: 'https://hooks.slack.com/services/T/B/X',
+  };
+  const reloaded = load(exported.toml, reloadEnv);
+  const { references: _a, ...before } = original;
+  const { references: _b, ...after } = reloaded;
+  // Header values stay references in the body, so the one turned into a reference differs by design.
+  const headers = after.checks[0]!.body.headers!;
+  assert.equal(headers['X-Api-Key'], `\${MON_CHECK_SHOP_HOME_X_API_KEY}`);
+  headers['X-Api-Key'] = 'key-123';
+  assert.deepEqual(after, before);
+
+  // Exporting again gives the same text.
+  assert.equal(exportConfig(reloaded, reloaded.references, []).toml.length > 0, true);
+});
+
+test('panel checks are exported after the file checks', () => {
+  const original = load('[[check]]\nname = "pg"\nservice = "db"\ntcp = "db:5432"\n', {});
+  const panel = [
+    {
+      body: {
+        name: 'api',
+        service: 'backend',
+        kind: 'http' as const,
+        target: 'https://api.example',
+        everyMs: 60_000,
+      },
+      pingToken: null,
+    },
+    {
+      body: { name: 'cron', service: 'jobs', kind: 'heartbeat' as const, everyMs: 3_600_000, graceMs: null },
+      pingToken: 'btp_zyxwvutsrqponmlkjihgfedcba',
+    },
+  ];
+  const exported = exportConfig(original, original.references, panel);
+  assert.deepEqual(exported.secrets, [
+    { name: 'MON_CHECK_CRON_PING_TOKEN', key: 'check[2].ping_token', about: 'Ping token of heartbeat cron' },
+  ]);
+  const reloaded = load(exported.toml, { MON_CHECK_CRON_PING_TOKEN: 'btp_zyxwvutsrqponmlkjihgfedcba' });
+  assert.deepEqual(
+    reloaded.checks.map((c) => [c.body.name, c.body.kind, c.body.everyMs, c.pingToken]),
+    [
+      ['pg', 'tcp', undefined, null],
+      ['api', 'http', 60_000, null],
+      ['cron', 'heartbeat', 3_600_000, 'btp_zyxwvutsrqponmlkjihgfedcba'],
+    ],
+  );
+});
+
+test('an empty configuration exports to a file that loads', () => {
+  const exported = staticConfig().export();
+  assert.deepEqual(exported.secrets, []);
+  assert.ok(loadConfigText(exported.toml, { env: {} }).ok);
+});

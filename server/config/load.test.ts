@@ -1,0 +1,330 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type LoadOptions, loadConfigText } from './load.ts';
+
+function errorOf(text: string, options: LoadOptions = { env: {} }): string {
+  const result = loadConfigText(text, options);
+  assert.equal(result.ok, false, 'expected the file to be rejected');
+  return result.ok ? '' : result.error;
+}
+
+function configOf(text: string, options: LoadOptions = { env: {} }) {
+  const result = loadConfigText(text, options);
+  if (!result.ok) assert.fail(result.error);
+  return result.config;
+}
+
+const check = (name: string, service: string, target: string) =>
+  `[[check]]\nname = "${name}"\nservice = "${service}"\n${target}\n`;
+
+test('an empty file is an empty configuration with defaults', () => {
+  const config = configOf('');
+  assert.deepEqual(config.checks, []);
+  assert.equal(config.retention.checkResultsMs, 90 * 86_400_000);
+  assert.equal(config.auth.password, true);
+});
+
+test('a syntax error gives line and column', () => {
+  assert.match(errorOf('a = 1\nb = [\nc = "x'), /^line 3, column 1: /);
+});
+
+test('schema errors carry exact 0-based paths in file keys', () => {
+  const text = [
+    check('a', 's', 'url = "https://a.example"'),
+    check('b', 's', 'url = "https://b.example"\nevery = 30'),
+    check(
+      'c',
+      's',
+      'url = "https://c.example"\nevery = "5s"\nexpect = [{ status = 200 }, { body_contain = "x" }]',
+    ),
+    '[[checks]]\n',
+  ].join('');
+  assert.equal(
+    errorOf(text),
+    [
+      'check[1].every: use a duration such as 30s, 5m or 1h30m',
+      'check[2].every: must be at least 10s',
+      'check[2].expect[1].body_contain: unknown key',
+      'checks: unknown key',
+    ].join('\n'),
+  );
+});
+
+test('check rules are those of the API body, named by file keys', () => {
+  const text = [
+    check('a', 's', 'url = "ftp://x"'),
+    check('b', 's', 'url = "https://x"\ntcp = "x:1"'),
+    check('c', 's', 'tcp = "db:5432"\ncommand = "pg_isready"'),
+    check('d', 's', ''),
+    check('e', 's', 'url = "https://x"\nevery = "10s"\ntimeout = "20s"'),
+    check('f', 's', 'every = "1m"\ncron = "0 3 * * *"'),
+    check('g', 's', 'ping = "h"\nping_token = "btp_abcdefghijklmnopqrstuvwxyz"'),
+    check('h', 's', 'dns = "example.com"\nmethod = "get"'),
+  ].join('');
+  const lines = errorOf(text).split('\n');
+  assert.deepEqual(lines, [
+    'check[0].url: must be an http:// or https:// URL',
+    'check[1].tcp: a check takes one target key; url is also set',
+    "check[2].command: command checks are declared in an agent's checks file (checks.toml), not in mon.toml",
+    'check[3]: needs one target key (url, tcp, dns, ping or domain), or every or cron for a heartbeat',
+    'check[4].timeout: must not exceed every',
+    'check[5].cron: a heartbeat takes every or cron',
+    'check[6].ping_token: only heartbeats take a ping_token',
+    'check[7].method: only http checks take a method',
+  ]);
+});
+
+test('translates checks and heartbeats to API bodies', () => {
+  const config = configOf(
+    [
+      check(
+        'home',
+        'shop',
+        'url = "https://shop.example"\nmethod = "post"\nevery = "30s"\ntimeout = "5s"\nexpect = [{ status = "3xx" }, { response_time_below = "2s", else = "degraded" }]',
+      ),
+      check(
+        'backup',
+        'db',
+        'cron = "0 3 * * *"\ntimezone = "Europe/Berlin"\ngrace = "1h"\nping_token = "btp_abcdefghijklmnopqrstuvwxyz"',
+      ),
+    ].join(''),
+  );
+  assert.deepEqual(config.checks[0], {
+    index: 0,
+    pingToken: null,
+    body: {
+      name: 'home',
+      service: 'shop',
+      kind: 'http',
+      target: 'https://shop.example',
+      method: 'POST',
+      everyMs: 30_000,
+      timeoutMs: 5000,
+      expect: [{ status: '3xx' }, { responseTimeBelowMs: 2000, degraded: true }],
+    },
+  });
+  assert.deepEqual(config.checks[1], {
+    index: 1,
+    pingToken: 'btp_abcdefghijklmnopqrstuvwxyz',
+    body: {
+      name: 'backup',
+      service: 'db',
+      kind: 'heartbeat',
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      graceMs: 3_600_000,
+    },
+  });
+  assert.ok(config.managed.checks.has('backup'));
+  assert.ok(config.managed.services.has('shop'));
+});
+
+test('references to environment variables are taken from the environment; header values keep the reference', () => {
+  const target = `url = "\${BASE}/health"\nheaders = { Authorization = "Bearer \${API_TOKEN}" }`;
+  const text = `${check('api', 's', target)}
+[[alert]]
+type = "telegram"
+bot_token = "\${TG_TOKEN}"
+chat_id = 42
+`;
+  const env = { BASE: 'https://api.example', API_TOKEN: 't0k', TG_TOKEN: 'bot:123' };
+  const config = configOf(text, { env });
+  assert.equal(config.checks[0]?.body.target, 'https://api.example/health');
+  assert.deepEqual(config.checks[0]?.body.headers, { Authorization: `Bearer \${API_TOKEN}` });
+  assert.equal(config.alerts[0]?.settings.secret, 'bot:123');
+  assert.equal(config.alerts[0]?.settings.chatId, '42');
+  assert.equal(config.alerts[0]?.name, 'telegram');
+
+  assert.equal(
+    errorOf(text, { env: { BASE: 'x', TG_TOKEN: 'y' } }),
+    'check[0].headers.Authorization: environment variable API_TOKEN is not set',
+  );
+  assert.equal(
+    errorOf(text, { env: { API_TOKEN: 'x', TG_TOKEN: 'y' } }),
+    'check[0].url: environment variable BASE is not set',
+  );
+});
+
+test('services, hosts and alerts', () => {
+  const config = configOf(`
+trusted_proxies = ["10.0.0.0/8", "fd00::/8", "127.0.0.1"]
+[server]
+url = "https://mon.example.com/"
+[retention]
+check_results = "30d"
+[[service]]
+name = "shop"
+hosts = ["web-1"]
+sites = ["Shop.Example.com"]
+depends_on = ["db"]
+tier = "critical"
+[[service]]
+name = "db"
+[[host]]
+name = "web-1"
+cpu = 95
+swap = false
+ignore_mounts = ["/boot"]
+[[alert]]
+type = "email"
+smtp = "mail.example.com:587"
+username = "mon"
+password = "pw"
+from = "mon@example.com"
+to = ["ops@example.com"]
+[[alert]]
+type = "email"
+smtp = "mail.example.com:465"
+from = "mon@example.com"
+to = ["dev@example.com"]
+`);
+  assert.deepEqual(config.server, {
+    url: 'https://mon.example.com',
+    trustedProxies: ['10.0.0.0/8', 'fd00::/8', '127.0.0.1'],
+  });
+  assert.equal(config.retention.checkResultsMs, 30 * 86_400_000);
+  assert.deepEqual(config.services[0], {
+    name: 'shop',
+    hosts: ['web-1'],
+    sites: ['shop.example.com'],
+    dependsOn: ['db'],
+    tier: 'critical',
+  });
+  assert.equal(config.services[1]?.tier, 'standard');
+  assert.deepEqual(config.hosts[0]?.alerts, {
+    cpu: 95,
+    memory: 90,
+    swap: null,
+    disk: 90,
+    temperature: 85,
+    ignoreMounts: ['/boot'],
+  });
+  assert.deepEqual(
+    config.alerts.map((a) => a.name),
+    ['email', 'email-2'],
+  );
+  assert.equal(config.alerts[0]?.settings.secret, 'pw');
+  assert.ok(config.managed.alerts.has('email-2'));
+  assert.ok(config.managed.hosts.has('web-1'));
+});
+
+test('alert keys are checked per type', () => {
+  const error = errorOf(`
+[[alert]]
+type = "email"
+smtp = "mail:99999"
+[[alert]]
+type = "telegram"
+url = "https://x.example"
+[[alert]]
+type = "webhook"
+url = "https://hook.example"
+token = "t"
+`);
+  assert.match(error, /^alert\[0\]\.smtp: port must be 1 to 65535$/m);
+  const fixed = errorOf(`
+[[alert]]
+type = "email"
+smtp = "mail:25"
+password = "p"
+[[alert]]
+type = "telegram"
+url = "https://x.example"
+[[alert]]
+type = "webhook"
+url = "https://hook.example"
+token = "t"
+`);
+  assert.deepEqual(fixed.split('\n'), [
+    'alert[0].from: required for email alerts',
+    'alert[0].to: required for email alerts',
+    'alert[0].password: needs username',
+    'alert[1].url: not used by telegram alerts',
+    'alert[1].bot_token: required for telegram alerts',
+    'alert[1].chat_id: required for telegram alerts',
+    'alert[2].token: not used by webhook alerts',
+  ]);
+});
+
+test('dependencies must exist and must not loop', () => {
+  assert.equal(
+    errorOf('[[service]]\nname = "a"\ndepends_on = ["b"]\n'),
+    'service[0].depends_on[0]: unknown service "b"; name a [[service]] or the service of a [[check]] in this file',
+  );
+  assert.equal(
+    errorOf('[[service]]\nname = "a"\ndepends_on = ["b"]\n[[service]]\nname = "b"\ndepends_on = ["a"]\n'),
+    'service[0].depends_on: dependency loop: a → b → a',
+  );
+  // A service named only by a check counts.
+  configOf(`[[service]]\nname = "a"\ndepends_on = ["db"]\n${check('pg', 'db', 'tcp = "db:5432"')}`);
+});
+
+test('name collisions within the file', () => {
+  const error = errorOf(
+    [
+      check('a', 's', 'ping = "h"'),
+      check('a', 's', 'ping = "h"'),
+      check('s', 't', 'ping = "h"'),
+      '[[service]]\nname = "t"\n',
+    ].join(''),
+  );
+  assert.deepEqual(error.split('\n'), [
+    'check[1].name: check[0] already has the check name "a"',
+    'check[2].name: "s" is also a service (check[0]); checks and services need different names',
+  ]);
+});
+
+test('two heartbeats cannot share a ping token', () => {
+  const hb = (name: string) =>
+    check(name, 'jobs', 'every = "1h"\nping_token = "btp_abcdefghijklmnopqrstuvwxyz"');
+  assert.equal(errorOf(hb('a') + hb('b')), 'check[1].ping_token: check[0] has the same ping_token');
+});
+
+test('a collision with a panel or host check rejects the whole file', () => {
+  const names = () => ({
+    checks: [
+      { name: 'api', source: 'panel' as const },
+      { name: 'disk-job', source: 'host' as const, host: 'web-1' },
+    ],
+  });
+  const text = [
+    check('api', 's', 'url = "https://x.example"'),
+    check('ok', 's', 'ping = "h"'),
+    check('disk-job', 's', 'ping = "h"'),
+  ].join('');
+  assert.deepEqual(errorOf(text, { env: {}, names }).split('\n'), [
+    'check[0].name: collides with the panel check "api"; rename one of them (the whole file is rejected until then)',
+    'check[2].name: collides with the check "disk-job" of host web-1\'s checks file; rename one of them (the whole file is rejected until then)',
+  ]);
+  assert.match(
+    errorOf(check('x', 'api', 'ping = "h"'), { env: {}, names }),
+    /^check\[0\]\.service: collides with the panel check "api"/,
+  );
+  assert.equal(
+    errorOf(check('backend', 's', 'ping = "h"'), {
+      env: {},
+      names: () => ({ checks: [], services: ['backend'] }),
+    }),
+    'check[0].name: collides with the service "backend" of panel checks; rename the check (the whole file is rejected until then)',
+  );
+});
+
+test('top-level tables are validated', () => {
+  assert.deepEqual(
+    errorOf(
+      'trusted_proxies = ["10.0.0.0/33", "fe80::/64", "nope"]\n[server]\nurl = "x"\n[retention]\ncheck_results = "1h"\n[auth]\npassword = "yes"\n',
+    ).split('\n'),
+    [
+      'server.url: must be an http:// or https:// URL',
+      'trusted_proxies[0]: must be an IP address or a CIDR range such as 10.0.0.0/8',
+      'trusted_proxies[2]: must be an IP address or a CIDR range such as 10.0.0.0/8',
+      'retention.check_results: must be at least 1d',
+      'auth.password: must be true or false',
+    ],
+  );
+  assert.equal(
+    errorOf('[[host]]\nname = "h"\ncpu = 150\n'),
+    'host[0].cpu: must be a number from 1 to 100, or false',
+  );
+  assert.equal(errorOf('[[service]]\nname = "s"\ntier = "gold"\n').split(':')[0], 'service[0].tier');
+});

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type { Log } from '../log.ts';
+import { exportConfig } from './export.ts';
+import type { Env } from './interpolate.ts';
+import { type Loaded, loadConfigText } from './load.ts';
+import { type ConfigProviders, type ConfigService, emptyConfig, type LiveConfig } from './service.ts';
+
+export type FileConfigOptions = ConfigProviders & {
+  path: string;
+  env: Env;
+  log: Log;
+  /** Backstop poll of the file's mtime, size and inode (fs.watch can miss events). Default 1000 ms. */
+  pollMs?: number;
+  /** Quiet time after a change event before reading, so a save in several writes is read once. */
+  debounceMs?: number;
+  /** false: only the stat poll (tests of the backstop). */
+  fsWatch?: boolean;
+};
+
+/**
+ * The mon.toml config service: loads the file at start and again within about a second of each save
+ * (fs.watch on the directory catches writes and rename-saves; a stat poll is the backstop). A file is
+ * parsed, validated and checked for collisions as a whole and only then swapped in; a bad file changes
+ * nothing and its error is shown by `error()`. A missing file is an empty configuration; a bad file at
+ * start leaves the server on an empty configuration with the error shown.
+ */
+export function createFileConfig(options: FileConfigOptions): ConfigService {
+  const { path, env, log } = options;
+  let loaded: Loaded = { config: emptyConfig(), references: new Map() };
+  let error: string | null = null;
+  let lastHash: string | null = null;
+  let lastStat = '';
+  const listeners = new Set<(config: LiveConfig) => void>();
+  let closed = false;
+
+  const check = (force: boolean) => {
+    if (closed) return;
+    lastStat = statSignature(path);
+    let text: string | null;
+    try {
+      text = readText(path);
+    } catch (e) {
+      error = `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+      log.error('config file unreadable', { path, error });
+      return;
+    }
+    const hash = text === null ? 'missing' : createHash('sha256').update(text).digest('hex');
+    if (hash === lastHash && !(force && error !== null)) return;
+    const first = lastHash === null;
+    lastHash = hash;
+    let result: ReturnType<typeof loadConfigText>;
+    try {
+      result = loadConfigText(text ?? '', { env, ...(options.names ? { names: options.names } : {}) });
+    } catch (e) {
+      result = { ok: false, error: `cannot load: ${(e as Error).message}` };
+    }
+    if (!result.ok) {
+      error = result.error;
+      log.error(
+        first
+          ? 'config file rejected at start; running with an empty configuration'
+          : 'config file rejected; keeping the last good configuration',
+        {
+          path,
+          error: result.error,
+        },
+      );
+      return;
+    }
+    loaded = { config: result.config, references: result.references };
+    error = null;
+    const c = result.config;
+    log.info(
+      text === null
+        ? 'config file missing; empty configuration'
+        : first
+          ? 'config loaded'
+          : 'config reloaded',
+      {
+        path,
+        services: c.services.length,
+        hosts: c.hosts.length,
+        checks: c.checks.length,
+        alerts: c.alerts.length,
+      },
+    );
+    if (first) return;
+    for (const listener of listeners) {
+      try {
+        listener(c);
+      } catch (e) {
+        log.error('config listener failed', { error: String(e) });
+      }
+    }
+  };
+
+  check(false);
+
+  let debounce: NodeJS.Timeout | undefined;
+  const soon = () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => check(false), options.debounceMs ?? 100);
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    if (options.fsWatch === false) throw new Error('fs.watch off');
+    watcher = watch(dirname(path), (_event, name) => {
+      if (name === null || name === basename(path)) soon();
+    });
+    watcher.on('error', () => {
+      // The directory went away or cannot be watched: the poll below still sees the file.
+      watcher?.close();
+      watcher = undefined;
+    });
+  } catch {
+    watcher = undefined;
+  }
+  const poll = setInterval(() => {
+    if (statSignature(path) !== lastStat) soon();
+  }, options.pollMs ?? 1000);
+  poll.unref();
+
+  return {
+    current: () => loaded.config,
+    error: () => error,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    reload: () => check(true),
+    export: () => exportConfig(loaded.config, loaded.references, options.panelChecks?.() ?? []),
+    close() {
+      closed = true;
+      clearTimeout(debounce);
+      clearInterval(poll);
+      watcher?.close();
+    },
+  };
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function statSignature(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.mtimeMs}:${s.size}:${s.ino}`;
+  } catch {
+    return 'missing';
+  }
+}

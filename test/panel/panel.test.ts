@@ -38,7 +38,7 @@ after(async () => {
 
 async function newPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   return page;
 }
 
@@ -77,7 +77,7 @@ async function adminJourney(page: Page): Promise<void> {
   await page.waitForURL(/\/checks\/[0-9a-f]{16}$/);
   checkId = page.url().split('/').pop()!;
   const checkUrl = page.url();
-  await page.locator('h1 [data-status="up"]').waitFor({ timeout: 20_000 });
+  await page.locator('h1 [data-status="up"]').waitFor({ timeout: 30_000 });
   await page.locator('.beat[data-status="up"]').first().waitFor();
 
   // The overview, live: the target fails and the check turns down without a reload.
@@ -90,7 +90,7 @@ async function adminJourney(page: Page): Promise<void> {
     (window as unknown as { stillHere: boolean }).stillHere = true;
   });
   target.setFailing(true);
-  await row.locator('[data-status="down"]').waitFor({ timeout: 45_000 });
+  await row.locator('[data-status="down"]').waitFor({ timeout: 60_000 });
   assert.equal(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere), true);
   await page.screenshot({ path: artifactPath('05-overview-down.png'), fullPage: true });
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,8 +37,11 @@ export type MonProcess = {
 };
 
 /** `node server/main.ts` on a random loopback port with a temporary data directory. */
-export async function startMon(extraEnv: Record<string, string> = {}): Promise<MonProcess> {
+export async function startMon(
+  options: { env?: Record<string, string>; files?: Record<string, string> } = {},
+): Promise<MonProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mon-panel-'));
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text);
   const setupToken = `setup-${Math.random().toString(36).slice(2)}`;
   let output = '';
   for (let attempt = 0; ; attempt++) {
@@ -50,7 +53,7 @@ export async function startMon(extraEnv: Record<string, string> = {}): Promise<M
         MON_LISTEN: `127.0.0.1:${port}`,
         MON_DATA_DIR: dataDir,
         MON_SETUP_TOKEN: setupToken,
-        ...extraEnv,
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
@@ -27,7 +29,9 @@ let checkId = '';
 
 before(async () => {
   await ensurePanelBuilt();
-  [mon, target, browser] = await Promise.all([startMon(), startTarget(), launchChromium()]);
+  target = await startTarget();
+  const files = { 'mon.toml': fileConfig() };
+  [mon, browser] = await Promise.all([startMon({ files }), launchChromium()]);
 });
 
 after(async () => {
@@ -35,6 +39,12 @@ after(async () => {
   await target?.close();
   await mon?.stop();
 });
+
+/** A mon.toml with one check: the panel shows it read-only. */
+function fileConfig(): string {
+  const { host } = new URL(target.url);
+  return `[[check]]\nname = "file check"\nservice = "files"\ntcp = "${host}"\nevery = "1m"\n`;
+}
 
 async function newPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
@@ -50,7 +60,7 @@ async function adminJourney(page: Page): Promise<void> {
   await page.getByLabel('Email').fill(admin.email);
   await page.getByLabel('Password').fill(admin.password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByText('Nothing is monitored yet.').waitFor();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
 
   // Sign out and in again with the password.
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -125,13 +135,33 @@ async function adminJourney(page: Page): Promise<void> {
   assert.match(await page.getByLabel('New token').inputValue(), /^mon_/);
   await page.screenshot({ path: artifactPath('09-tokens.png'), fullPage: true });
 
+    // A check from mon.toml is read-only, with the reason.
+  await page.getByRole('link', { name: 'Overview' }).first().click();
+
+  await page.getByRole('link', { name: 'file check' }).click();
+  await page.getByText('This check is defined in mon.toml.').waitFor();
+  assert.equal(await page.getByRole('link', { name: 'Edit' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Delete…' }).count(), 0);
+  await page.screenshot({ path: artifactPath('10-file-check.png'), fullPage: true });
+
+  // A broken mon.toml: every screen shows its error.
+  writeFileSync(join(mon.dataDir, 'mon.toml'), `${fileConfig()}[[check]]\nname = 1\n`);
+  const banner = page.getByText('mon.toml has an error');
+  for (let i = 0; i < 40 && !(await banner.isVisible()); i++) {
+    await page.waitForTimeout(250);
+    if (i % 4 === 3) await page.reload();
+  }
+  await banner.waitFor();
+  await page.screenshot({ path: artifactPath('11-config-error.png'), fullPage: true });
+  writeFileSync(join(mon.dataDir, 'mon.toml'), fileConfig());
+
   // Dark theme.
   await page.getByRole('link', { name: 'Overview' }).first().click();
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: artifactPath('10-overview-dark.png'), fullPage: true });
+  await page.screenshot({ path: artifactPath('12-overview-dark.png'), fullPage: true });
   await page.goto(checkUrl);
   await page.locator('.chart canvas, .chart .empty').first().waitFor();
-  await page.screenshot({ path: artifactPath('11-check-dark.png'), fullPage: true });
+  await page.screenshot({ path: artifactPath('13-check-dark.png'), fullPage: true });
 }
 
 async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
@@ -171,7 +201,7 @@ test('setup, sign-in, a live check, users and a viewer without write controls', 
       .or(viewerPage.getByRole('button', { name: /^(Delete…|Delete|Make .*URL|Save changes|Add check)$/ }))
       .count();
   assert.equal(await writeControls(), 0);
-  await viewerPage.screenshot({ path: artifactPath('12-viewer-overview.png'), fullPage: true });
+  await viewerPage.screenshot({ path: artifactPath('14-viewer-overview.png'), fullPage: true });
   await viewerPage.goto(checkUrl);
   await viewerPage.locator('h1 [data-status]').waitFor();
   await viewerPage.locator('[data-testid="history"]').waitFor();
@@ -179,7 +209,7 @@ test('setup, sign-in, a live check, users and a viewer without write controls', 
   await viewerPage.goto(`${mon.base}/services/web`);
   await viewerPage.getByRole('heading', { name: /^web/ }).waitFor();
   assert.equal(await writeControls(), 0);
-  await viewerPage.screenshot({ path: artifactPath('13-viewer-service.png'), fullPage: true });
+  await viewerPage.screenshot({ path: artifactPath('15-viewer-service.png'), fullPage: true });
   await viewerContext.close();
 
   assert.deepEqual(failures, []);

@@ -32,7 +32,7 @@ export function Beats({ beats }: { beats: Beat[] }) {
       <div className="beats-legend">
         <span>
           {first
-            ? `${beats.length < SLOTS ? `${beats.length} runs since` : 'from'} ${formatTime(first.ts)}`
+            ? `${beats.length < SLOTS ? `${beats.length} ${beats.length === 1 ? 'run' : 'runs'} since` : 'from'} ${formatTime(first.ts)}`
             : 'no runs yet'}
         </span>
         <span>now</span>

@@ -118,7 +118,7 @@ export function CheckPage({ id }: { id: string }) {
 
       <section className="card">
         <div className="card-head">
-          <h2>Last {d.beats.length} runs</h2>
+          <h2>{d.beats.length === 1 ? 'Last run' : `Last ${d.beats.length} runs`}</h2>
           <span className="muted small">
             {c.lastRunAt ? `last ${formatWhen(c.lastRunAt)}` : 'no run yet'}
             {c.lastDetail ? ` · ${c.lastDetail}` : ''}

@@ -135,7 +135,7 @@ async function adminJourney(page: Page): Promise<void> {
   assert.match(await page.getByLabel('New token').inputValue(), /^mon_/);
   await page.screenshot({ path: artifactPath('09-tokens.png'), fullPage: true });
 
-    // A check from mon.toml is read-only, with the reason.
+  // A check from mon.toml is read-only, with the reason.
   await page.getByRole('link', { name: 'Overview' }).first().click();
 
   await page.getByRole('link', { name: 'file check' }).click();

@@ -4,6 +4,7 @@ import { registerChecks } from './http/checks.ts';
 import { registerConfig } from './http/config.ts';
 import { registerPing } from './http/ping.ts';
 import { registerServices } from './http/services.ts';
+import { streamRoutes } from './http/stream.ts';
 import { registerTokens } from './http/tokens.ts';
 import { registerUsers } from './http/users.ts';
 
@@ -16,4 +17,5 @@ export const routeModules: RouteModule[] = [
   registerChecks,
   registerServices,
   registerPing,
+  streamRoutes,
 ];

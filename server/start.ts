@@ -5,6 +5,7 @@ import { createAuthenticator } from './auth/authenticate.ts';
 import { authState } from './auth/service.ts';
 import { prepareSetupToken } from './auth/setup-token.ts';
 import { createCheckEngine, type EngineOptions } from './checks/engine.ts';
+import { runners } from './checks/runners/index.ts';
 import { panelCheckNames, panelChecksForExport, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
@@ -69,7 +70,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   };
   deps.authenticate = createAuthenticator(deps);
   authState(deps).setupToken = prepareSetupToken(deps);
-  const checks = createCheckEngine(deps, options.checks);
+  const checks = createCheckEngine(deps, { runners, ...options.checks });
   const app = buildApp(deps, routeModules);
   await app.ready();
   await checks.start();

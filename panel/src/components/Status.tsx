@@ -1,0 +1,26 @@
+import type { Status } from '../lib/types.ts';
+
+const look: Record<Status, { shape: string; label: string }> = {
+  up: { shape: '●', label: 'Up' },
+  down: { shape: '▼', label: 'Down' },
+  degraded: { shape: '◆', label: 'Degraded' },
+  unknown: { shape: '○', label: 'Unknown' },
+};
+
+/** A status as colour, shape and word. */
+export function StatusBadge({ status }: { status: Status }) {
+  const { shape, label } = look[status] ?? look.unknown;
+  return (
+    <span className={`status status-${status}`} data-status={status}>
+      <span className="shape" aria-hidden="true">
+        {shape}
+      </span>
+      {label}
+    </span>
+  );
+}
+
+export const statusLabel = (status: Status) => (look[status] ?? look.unknown).label;
+
+/** Worst first: down, degraded, unknown, up. */
+export const severity: Record<Status, number> = { down: 0, degraded: 1, unknown: 2, up: 3 };

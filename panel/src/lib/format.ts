@@ -1,0 +1,90 @@
+/** Times in the browser's time zone, durations for people. */
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+export function formatTime(ms: number): string {
+  return dateTime.format(ms);
+}
+
+/** Today's times show only the clock; older ones the date too. */
+export function formatWhen(ms: number, now = Date.now()): string {
+  const sameDay = new Date(ms).toDateString() === new Date(now).toDateString();
+  return sameDay ? timeOnly.format(ms) : dateTime.format(ms);
+}
+
+export function formatDate(ms: number): string {
+  return dateOnly.format(ms);
+}
+
+/** 850 ms, 12 s, 5 min, 2 h 5 min, 3 d 4 h. */
+export function formatDuration(ms: number): string {
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${Math.round(abs)} ms`;
+  const s = Math.round(abs / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 && m < 10 ? `${m} min ${s % 60} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 && d < 7 ? `${d} d ${h % 24} h` : `${d} d`;
+}
+
+/** "in 3 d" or "5 min ago". */
+export function formatRelative(ms: number, now = Date.now()): string {
+  const diff = ms - now;
+  return diff >= 0 ? `in ${formatDuration(diff)}` : `${formatDuration(-diff)} ago`;
+}
+
+export function formatLatency(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '–';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+export function formatPercent(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '–';
+  if (value >= 100) return '100%';
+  // 99.95 must not read as 100%: keep digits until the value differs from 100.
+  const digits = value >= 99.9 ? 3 : value >= 99 ? 2 : 1;
+  return `${value.toFixed(digits).replace(/\.?0+$/, '')}%`;
+}
+
+/** Parses "90s", "5m", "1h 30m", "2d", "1500ms" or a bare number of seconds into milliseconds. */
+export function parseDuration(text: string): number | null {
+  const trimmed = text.trim().toLowerCase();
+  if (!trimmed) return null;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const units: Record<string, number> = {
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    min: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+  };
+  let total = 0;
+  let rest = trimmed.replace(/\s+/g, '');
+  while (rest) {
+    const match = /^(\d+(?:\.\d+)?)(ms|min|s|m|h|d)/.exec(rest);
+    if (!match) return Number.NaN;
+    total += Number(match[1]) * units[match[2]!]!;
+    rest = rest.slice(match[0].length);
+  }
+  return Math.round(total);
+}
+
+/** Milliseconds back into the shortest exact text parseDuration reads. */
+export function durationText(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '';
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -1,0 +1,35 @@
+import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App.tsx';
+import { ApiError } from './lib/api.ts';
+import { authKey } from './lib/session.ts';
+import './styles.css';
+
+const client: QueryClient = new QueryClient({
+  // A 401 anywhere means the session ended: ask again who is signed in, which shows the sign-in page.
+  queryCache: new QueryCache({
+    onError: (error) => {
+      if (error instanceof ApiError && error.status === 401)
+        void client.invalidateQueries({ queryKey: authKey });
+    },
+  }),
+  defaultOptions: {
+    queries: {
+      // The live stream says when data changed; this is only the fallback when it is down.
+      staleTime: 30_000,
+      refetchOnWindowFocus: true,
+      retry: (count, error) =>
+        !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
+    },
+    mutations: { retry: false },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={client}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,178 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Confirm } from '../../components/Confirm.tsx';
+import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
+import { StatusBadge } from '../../components/Status.tsx';
+import { del, enc, get } from '../../lib/api.ts';
+import { formatDuration, formatLatency, formatPercent, formatTime, formatWhen } from '../../lib/format.ts';
+import { noteCheckService } from '../../lib/live.ts';
+import { Link, navigate, useLocation } from '../../lib/router.tsx';
+import { useCanWrite } from '../../lib/session.ts';
+import { type CheckDefinitionRead, type CheckDetail, type Range, ranges } from '../../lib/types.ts';
+import { Stat, targetText } from '../service/ServicePage.tsx';
+import { Beats } from './Beats.tsx';
+import { Expiry } from './Expiry.tsx';
+import { HeartbeatCard } from './Heartbeat.tsx';
+import { History } from './History.tsx';
+
+// uPlot loads only when a chart is shown.
+const LatencyChart = lazy(() => import('./LatencyChart.tsx'));
+
+/** Why a check cannot be changed here, or null when it can. */
+export function readOnlyReason(
+  def: { managed: boolean; hostDefined: boolean },
+  from: string | null,
+): string | null {
+  if (def.managed) return 'This check is defined in mon.toml. Change it there; the file is reloaded on save.';
+  if (def.hostDefined)
+    return `This check is defined in the agent's checks.toml on host ${from ?? '(unknown)'}. Change it there; the agent reads it when it restarts.`;
+  return null;
+}
+
+export function CheckPage({ id }: { id: string }) {
+  const canWrite = useCanWrite();
+  const client = useQueryClient();
+  const { query, path } = useLocation();
+  const range = (ranges as readonly string[]).includes(query.get('range') ?? '')
+    ? (query.get('range') as Range)
+    : '24h';
+  const detail = useQuery({
+    queryKey: ['check', id, 'detail', range],
+    queryFn: () => get<CheckDetail>(`/checks/${enc(id)}/detail?range=${range}`),
+    placeholderData: (previous) => previous,
+  });
+  const definition = useQuery({
+    queryKey: ['check', id, 'definition'],
+    queryFn: () => get<CheckDefinitionRead>(`/checks/${enc(id)}`),
+  });
+  const [confirming, setConfirming] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => del(`/checks/${enc(id)}`),
+    onSuccess: async () => {
+      const service = detail.data?.service.name;
+      client.removeQueries({ queryKey: ['check', id] });
+      await client.invalidateQueries({ queryKey: ['services'] });
+      navigate(service ? `/services/${enc(service)}` : '/');
+    },
+  });
+
+  const check = detail.data?.check;
+  useEffect(() => {
+    if (check) {
+      noteCheckService(id, check.service);
+      document.title = `${check.name} · mon`;
+    }
+  }, [check, id]);
+
+  if (detail.isPending) return <Loading />;
+  if (detail.isError) return <ReadError error={detail.error} />;
+  const d = detail.data;
+  const c = d.check;
+  const reason = readOnlyReason(definition.data ?? c, c.from);
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <div className="crumbs">
+            <Link href="/">Overview</Link> /{' '}
+            <Link href={`/services/${enc(d.service.name)}`}>{d.service.name}</Link> /
+          </div>
+          <h1 style={{ display: 'flex', gap: '0.6rem', alignItems: 'center', flexWrap: 'wrap' }}>
+            {c.name} <StatusBadge status={c.status} />
+          </h1>
+          <p className="sub">
+            <span className="badge">{c.kind}</span> <span className="mono">{targetText(c)}</span>
+            {c.kind !== 'heartbeat' && c.everyMs ? ` · every ${formatDuration(c.everyMs)}` : ''}
+            {c.from ? ` · from ${c.from}` : ''}
+            {c.since ? ` · ${c.status} since ${formatWhen(c.since)}` : ''}
+          </p>
+        </div>
+        {canWrite && !reason ? (
+          <div className="actions">
+            <Link className="button" href={`/checks/${enc(id)}/edit`}>
+              Edit
+            </Link>
+            {confirming ? (
+              <Confirm
+                question="Delete this check and its history?"
+                action="Delete"
+                busy={remove.isPending}
+                onConfirm={() => remove.mutate()}
+                onCancel={() => setConfirming(false)}
+              />
+            ) : (
+              <button type="button" className="danger" onClick={() => setConfirming(true)}>
+                Delete…
+              </button>
+            )}
+          </div>
+        ) : null}
+      </div>
+      {reason ? (
+        <div className="alert" data-testid="read-only">
+          {reason}
+        </div>
+      ) : null}
+      <ErrorBox error={remove.error} title="Could not delete." />
+
+      <section className="card">
+        <div className="card-head">
+          <h2>{d.beats.length === 1 ? 'Last run' : `Last ${d.beats.length} runs`}</h2>
+          <span className="muted small">
+            {c.lastRunAt ? `last ${formatWhen(c.lastRunAt)}` : 'no run yet'}
+            {c.lastDetail ? ` · ${c.lastDetail}` : ''}
+          </span>
+        </div>
+        <div className="card-body">
+          <Beats beats={d.beats} />
+        </div>
+      </section>
+
+      <div className="stats">
+        <Stat label="Uptime 24 h" value={formatPercent(d.uptime.day)} />
+        <Stat label="Uptime 30 d" value={formatPercent(d.uptime.month)} />
+        <Stat label="Uptime 365 d" value={formatPercent(d.uptime.year)} />
+        <Stat label="Average 24 h" value={formatLatency(d.dayAverageMs)} />
+        {c.lastValue !== null ? <Stat label="Last value" value={String(c.lastValue)} /> : null}
+      </div>
+
+      {c.kind === 'heartbeat' ? <HeartbeatCard check={c} canWrite={canWrite} managed={!!reason} /> : null}
+      {(d.expiry ?? c.expiry) ? <Expiry expiry={(d.expiry ?? c.expiry)!} /> : null}
+
+      <section className="card">
+        <div className="card-head">
+          <h2>Response time</h2>
+          <fieldset className="segmented">
+            <legend className="sr-only">Time range</legend>
+            {ranges.map((r) => (
+              <button
+                key={r}
+                type="button"
+                aria-pressed={r === range}
+                onClick={() => navigate(`${path}?range=${r}`, { replace: true })}
+              >
+                {r}
+              </button>
+            ))}
+          </fieldset>
+        </div>
+        <div className="card-body chart">
+          {d.series.x.length === 0 || d.series.p50.every((v) => v === null) ? (
+            <p className="empty">No runs in this range.</p>
+          ) : (
+            <Suspense fallback={<Loading label="Loading chart…" />}>
+              <LatencyChart series={d.series} />
+            </Suspense>
+          )}
+        </div>
+      </section>
+
+      <History id={id} />
+      <p className="muted small">
+        Times are shown in your browser's time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}); now{' '}
+        {formatTime(Date.now())}.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { formatLatency } from '../../lib/format.ts';
+import type { Series } from '../../lib/types.ts';
+
+const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/** p50 and p95 response time per step, in the browser's time zone. Loaded lazily with uPlot. */
+export default function LatencyChart({ series }: { series: Series }) {
+  const box = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    let plot: uPlot | null = null;
+    // Lines need neighbours: with few runs in the range, draw each step as a dot too.
+    const sparse = series.p50.filter((v) => v !== null).length < 40;
+    const build = () => {
+      plot?.destroy();
+      const axis = {
+        stroke: css('--muted'),
+        grid: { stroke: css('--border'), width: 1 },
+        ticks: { show: false },
+      };
+      plot = new uPlot(
+        {
+          width: el.clientWidth,
+          height: 240,
+          ms: 1,
+          cursor: { drag: { x: false, y: false } },
+          legend: { live: true },
+          scales: { y: { range: (_u, _min, max) => [0, Math.max(10, max * 1.1)] } },
+          axes: [axis, { ...axis, size: 64, values: (_u, ticks) => ticks.map((t) => formatLatency(t)) }],
+          series: [
+            {},
+            {
+              label: 'p50',
+              stroke: css('--accent'),
+              width: 2,
+              spanGaps: false,
+              points: { show: sparse, size: 5 },
+              value: (_u, v) => formatLatency(v),
+            },
+            {
+              label: 'p95',
+              stroke: css('--degraded'),
+              width: 1.5,
+              dash: [6, 4],
+              spanGaps: false,
+              points: { show: sparse, size: 4 },
+              value: (_u, v) => formatLatency(v),
+            },
+          ],
+        },
+        [series.x, series.p50, series.p95] as uPlot.AlignedData,
+        el,
+      );
+    };
+    build();
+    const resize = new ResizeObserver(() => plot?.setSize({ width: el.clientWidth, height: 240 }));
+    resize.observe(el);
+    // Colours come from CSS variables: rebuild when the theme changes.
+    const themeObserver = new MutationObserver(build);
+    themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    const media = window.matchMedia('(prefers-color-scheme: dark)');
+    media.addEventListener('change', build);
+    return () => {
+      resize.disconnect();
+      themeObserver.disconnect();
+      media.removeEventListener('change', build);
+      plot?.destroy();
+    };
+  }, [series]);
+
+  return <div ref={box} role="img" aria-label="Response time chart, p50 and p95" />;
+}

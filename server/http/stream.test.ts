@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { get, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Principal } from '../auth/access.ts';
+import { FakeClock } from '../clock.ts';
+import { createTestServer, type TestServer } from '../testing.ts';
+
+/** Callers by the test's `x-who` header, so that access is decided by the real access hook. */
+const principals: Record<string, Principal> = {
+  viewer: {
+    kind: 'user',
+    via: 'session',
+    user: { id: 'u1', email: 'v@example.com', role: 'viewer' },
+    sessionId: 's1',
+  },
+  read: { kind: 'token', tokenId: 't1', scope: 'read', label: 'r' },
+  deploy: { kind: 'token', tokenId: 't2', scope: 'deploy', label: 'd' },
+};
+
+type Opened = { res: IncomingMessage; text: () => string; close: () => void };
+
+let server: TestServer;
+let clock: FakeClock;
+let base: string;
+
+before(async () => {
+  clock = new FakeClock();
+  server = await createTestServer({ clock });
+  server.deps.authenticate = async (request) => principals[String(request.headers['x-who'])] ?? null;
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+});
+after(async () => {
+  await server.dispose();
+});
+
+function open(who = 'viewer'): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const req = get(`${base}/api/v1/stream`, { headers: { 'x-who': who } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('error', () => {});
+      resolve({ res, text: () => body, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Waits (bounded) until the stream's text satisfies `ok`. */
+async function until(stream: Opened, ok: (text: string) => boolean): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    if (ok(stream.text())) return stream.text();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`stream text never matched: ${JSON.stringify(stream.text())}`);
+}
+
+/** Lets bytes in flight arrive, then returns what the stream has received. */
+async function quiet(stream: Opened): Promise<string> {
+  await new Promise((r) => setTimeout(r, 30));
+  return stream.text();
+}
+
+describe('GET /api/v1/stream', () => {
+  test('sends invalidate events as data lines', async () => {
+    const stream = await open();
+    try {
+      assert.equal(stream.res.statusCode, 200);
+      assert.match(String(stream.res.headers['content-type']), /^text\/event-stream/);
+      assert.equal(stream.res.headers['cache-control'], 'no-store');
+      server.deps.bus.publish('service:web', 'overview');
+      await clock.advance(0);
+      const text = await until(stream, (t) => t.includes('\n\n'));
+      assert.equal(text, 'data: {"invalidate":["service:web","overview"]}\n\n');
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('coalesces keys into at most one event per 500 ms', async () => {
+    const stream = await open();
+    try {
+      server.deps.bus.publish('incidents');
+      await clock.advance(0);
+      await until(stream, (t) => t.split('\n\n').length === 2);
+      await clock.advance(100);
+      server.deps.bus.publish('service:a');
+      await clock.advance(100);
+      server.deps.bus.publish('service:b', 'service:a');
+      server.deps.bus.publish('overview');
+      await clock.advance(299);
+      assert.equal(await quiet(stream), 'data: {"invalidate":["incidents"]}\n\n');
+      await clock.advance(1);
+      const text = await until(stream, (t) => t.split('\n\n').length === 3);
+      assert.equal(
+        text,
+        'data: {"invalidate":["incidents"]}\n\ndata: {"invalidate":["service:a","service:b","overview"]}\n\n',
+      );
+      // `*` stands for everything: other keys collected with it are dropped.
+      await clock.advance(1000);
+      server.deps.bus.publish('drafts');
+      server.deps.bus.publish('*');
+      server.deps.bus.publish('incident:0123456789abcdef');
+      await clock.advance(0);
+      const last = await until(stream, (t) => t.split('\n\n').length === 4);
+      assert.ok(last.endsWith('data: {"invalidate":["*"]}\n\n'));
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('sends a ping comment after 25 idle seconds', async () => {
+    const stream = await open();
+    try {
+      await clock.advance(24_999);
+      assert.equal(await quiet(stream), '');
+      await clock.advance(1);
+      assert.equal(await until(stream, (t) => t.length > 0), ': ping\n\n');
+      // An event restarts the idle time.
+      await clock.advance(10_000);
+      server.deps.bus.publish('overview');
+      await clock.advance(0);
+      await until(stream, (t) => t.includes('data:'));
+      await clock.advance(24_999);
+      assert.equal(await quiet(stream), ': ping\n\ndata: {"invalidate":["overview"]}\n\n');
+      await clock.advance(1);
+      await until(stream, (t) => t.endsWith('data: {"invalidate":["overview"]}\n\n: ping\n\n'));
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('needs read access', async () => {
+    const anonymous = await open('nobody');
+    assert.equal(anonymous.res.statusCode, 401);
+    anonymous.close();
+    const deploy = await open('deploy');
+    assert.equal(deploy.res.statusCode, 403);
+    assert.match(String(deploy.res.headers['content-type']), /^application\/problem\+json/);
+    deploy.close();
+    const token = await open('read');
+    assert.equal(token.res.statusCode, 200);
+    token.close();
+  });
+
+  test('refuses the 65th stream with 503 and Retry-After', async () => {
+    const streams: Opened[] = [];
+    try {
+      for (let i = 0; i < 64; i++) streams.push(await open());
+      assert.ok(streams.every((s) => s.res.statusCode === 200));
+      const refused = await open();
+      assert.equal(refused.res.statusCode, 503);
+      assert.equal(refused.res.headers['retry-after'], '5');
+      assert.match(String(refused.res.headers['content-type']), /^application\/problem\+json/);
+      const body = JSON.parse(await until(refused, (t) => t.endsWith('}')));
+      assert.equal(body.status, 503);
+      assert.match(body.detail, /at most 64 live update streams/);
+      refused.close();
+      // A closed stream frees its place.
+      streams.pop()?.close();
+      let reopened: Opened | undefined;
+      for (let i = 0; i < 100 && reopened?.res.statusCode !== 200; i++) {
+        reopened?.close();
+        await new Promise((r) => setTimeout(r, 10));
+        reopened = await open();
+      }
+      assert.equal(reopened?.res.statusCode, 200);
+      streams.push(reopened!);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+});
+
+test('closing the server ends open streams', async () => {
+  const own = await createTestServer();
+  own.deps.authenticate = async () => principals.viewer!;
+  await own.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (own.app.server.address() as AddressInfo).port;
+  const res = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`http://127.0.0.1:${port}/api/v1/stream`, resolve).on('error', reject),
+  );
+  assert.equal(res.statusCode, 200);
+  const ended = new Promise<void>((resolve) => {
+    res.on('end', resolve);
+    res.on('close', resolve);
+    res.resume();
+  });
+  await own.dispose();
+  await ended;
+});

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { StreamHub, type StreamOptions } from '../live/stream.ts';
+import { unavailable } from '../problem.ts';
+
+/**
+ * `GET /api/v1/stream` (access read): server-sent events with `{invalidate: [...]}` from the bus.
+ * The 65th simultaneous stream gets 503 with Retry-After; clients reconnect after it.
+ */
+export function registerStream(app: FastifyInstance, deps: Deps, options: StreamOptions = {}): StreamHub {
+  const hub = new StreamHub(deps.bus, deps.clock, options);
+  // Streams never finish on their own: end them before the server waits for open requests.
+  app.addHook('preClose', async () => hub.dispose());
+
+  app.get('/api/v1/stream', (request, reply) => {
+    const raw = reply.raw;
+    const close = hub.open({ write: (chunk) => raw.write(chunk), end: () => raw.end() });
+    if (!close) {
+      throw unavailable(5, `at most ${hub.max} live update streams can be open at once; try again shortly`);
+    }
+    reply.hijack();
+    raw.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    // Sends the headers at once so that the client sees the stream open.
+    raw.flushHeaders();
+    request.raw.socket.setNoDelay(true);
+    request.raw.on('close', close);
+    raw.on('close', close);
+  });
+  return hub;
+}
+
+/** The route module registered in server/routes.ts. */
+export const streamRoutes = (app: FastifyInstance, deps: Deps): void => {
+  registerStream(app, deps);
+};

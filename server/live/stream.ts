@@ -1,0 +1,124 @@
+import type { Clock, TimerHandle } from '../clock.ts';
+import type { Bus } from './bus.ts';
+
+/** SPEC "Live update stream": at most one event per 500 ms, `: ping` after 25 idle seconds, 64 streams. */
+export const STREAM_COALESCE_MS = 500;
+export const STREAM_IDLE_MS = 25_000;
+export const MAX_STREAMS = 64;
+
+export type StreamOptions = { coalesceMs?: number; idleMs?: number; max?: number };
+
+/** Where a stream writes: the raw response in production, anything in tests. */
+export type StreamSink = { write(chunk: string): void; end(): void };
+
+type Client = {
+  sink: StreamSink;
+  pending: Set<string>;
+  lastEventAt: number;
+  flushTimer: TimerHandle | null;
+  idleTimer: TimerHandle | null;
+};
+
+/**
+ * Fans bus keys out to the open streams. Each stream collects keys and sends them as one
+ * `data: {"invalidate":[...]}` event at most once per `coalesceMs`; `*` swallows every other key.
+ * Keys published in the same tick always go out together.
+ */
+export class StreamHub {
+  private readonly clients = new Set<Client>();
+  private readonly clock: Clock;
+  private readonly coalesceMs: number;
+  private readonly idleMs: number;
+  readonly max: number;
+  private readonly unsubscribe: () => void;
+
+  constructor(bus: Bus, clock: Clock, options: StreamOptions = {}) {
+    this.clock = clock;
+    this.coalesceMs = options.coalesceMs ?? STREAM_COALESCE_MS;
+    this.idleMs = options.idleMs ?? STREAM_IDLE_MS;
+    this.max = options.max ?? MAX_STREAMS;
+    this.unsubscribe = bus.subscribe((keys) => {
+      for (const client of this.clients) this.add(client, keys);
+    });
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Opens a stream on `sink`; returns its close function, or null when `max` streams are open. */
+  open(sink: StreamSink): (() => void) | null {
+    if (this.clients.size >= this.max) return null;
+    const client: Client = {
+      sink,
+      pending: new Set(),
+      lastEventAt: Number.NEGATIVE_INFINITY,
+      flushTimer: null,
+      idleTimer: null,
+    };
+    this.clients.add(client);
+    this.armIdle(client);
+    return () => this.drop(client);
+  }
+
+  /** Ends every stream (server shutdown). */
+  closeAll(): void {
+    for (const client of [...this.clients]) {
+      this.drop(client);
+      client.sink.end();
+    }
+  }
+
+  dispose(): void {
+    this.closeAll();
+    this.unsubscribe();
+  }
+
+  private drop(client: Client): void {
+    if (!this.clients.delete(client)) return;
+    if (client.flushTimer) this.clock.clearTimeout(client.flushTimer);
+    if (client.idleTimer) this.clock.clearTimeout(client.idleTimer);
+  }
+
+  private add(client: Client, keys: readonly string[]): void {
+    if (!client.pending.has('*')) {
+      if (keys.includes('*')) {
+        client.pending.clear();
+        client.pending.add('*');
+      } else {
+        for (const key of keys) client.pending.add(key);
+      }
+    }
+    if (client.flushTimer) return;
+    const wait = Math.max(0, client.lastEventAt + this.coalesceMs - this.clock.now());
+    client.flushTimer = this.clock.setTimeout(() => this.flush(client), wait);
+  }
+
+  private flush(client: Client): void {
+    client.flushTimer = null;
+    if (client.pending.size === 0 || !this.clients.has(client)) return;
+    const invalidate = [...client.pending];
+    client.pending.clear();
+    client.lastEventAt = this.clock.now();
+    this.send(client, `data: ${JSON.stringify({ invalidate })}\n\n`);
+  }
+
+  private armIdle(client: Client): void {
+    if (client.idleTimer) this.clock.clearTimeout(client.idleTimer);
+    client.idleTimer = this.clock.setTimeout(() => {
+      client.idleTimer = null;
+      this.send(client, ': ping\n\n');
+    }, this.idleMs);
+  }
+
+  private send(client: Client, chunk: string): void {
+    if (!this.clients.has(client)) return;
+    try {
+      client.sink.write(chunk);
+    } catch {
+      this.drop(client);
+      return;
+    }
+    this.armIdle(client);
+  }
+}

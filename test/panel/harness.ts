@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+
+/** Real processes for the panel's browser tests and benchmark: the server, a target, Chromium. */
+
+export const repoRoot = join(import.meta.dirname, '..', '..');
+export const artifacts = join(repoRoot, 'test-artifacts', 'panel');
+export const chromiumPath = process.env.MON_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Builds the panel when panel/dist is missing (a checkout without `npm install`'s build). */
+export async function ensurePanelBuilt(): Promise<void> {
+  if (existsSync(join(repoRoot, 'panel', 'dist', 'index.html'))) return;
+  const vite = await import('vite');
+  const root = join(repoRoot, 'panel');
+  await vite.build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export type MonProcess = {
+  base: string;
+  setupToken: string;
+  dataDir: string;
+  log: () => string;
+  stop(): Promise<void>;
+};
+
+/** `node server/main.ts` on a random loopback port with a temporary data directory. */
+export async function startMon(
+  options: { env?: Record<string, string>; files?: Record<string, string> } = {},
+): Promise<MonProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mon-panel-'));
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text);
+  const setupToken = `setup-${Math.random().toString(36).slice(2)}`;
+  let output = '';
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'server', 'main.ts')], {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH ?? '',
+        MON_LISTEN: `127.0.0.1:${port}`,
+        MON_DATA_DIR: dataDir,
+        MON_SETUP_TOKEN: setupToken,
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const base = `http://127.0.0.1:${port}`;
+    let up = false;
+    for (let i = 0; i < 150 && child.exitCode === null; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) {
+          up = true;
+          break;
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const stop = async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+    if (up) return { base, setupToken, dataDir, log: () => output, stop };
+    child.kill('SIGKILL');
+    await exited;
+    // The port may have been taken between probing and listening: try another one.
+    if (attempt >= 2) throw new Error(`mon did not start:\n${output}`);
+  }
+}
+
+export type Target = { url: string; setFailing(failing: boolean): void; close(): Promise<void> };
+
+/** A loopback HTTP server the checks watch; `setFailing(true)` makes it answer 500. */
+export async function startTarget(): Promise<Target> {
+  let failing = false;
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(failing ? 500 : 200, { 'Content-Type': 'text/plain' });
+    res.end(failing ? 'broken' : 'ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/health`,
+    setFailing: (value) => {
+      failing = value;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Debian's Chromium, headless; never a downloaded browser. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu',
+    ],
+  });
+}
+
+export function artifactPath(name: string): string {
+  mkdirSync(artifacts, { recursive: true });
+  return join(artifacts, name);
+}

@@ -168,6 +168,40 @@ export const allowedAssertions: Record<Exclude<CheckKind, 'heartbeat'> | 'heartb
   heartbeat: [],
 };
 
+/**
+ * Reads never show literal header values (they often hold credentials): each becomes null, which a
+ * PUT sends back to keep the stored value. Values that only reference `${NAME}` stay visible.
+ */
+export function hideHeaderValues(body: CheckBody): CheckBody {
+  if (!body.headers) return body;
+  const headers = Object.fromEntries(
+    Object.entries(body.headers).map(([name, value]) => [
+      name,
+      value !== null && isReference(value) ? value : null,
+    ]),
+  );
+  return { ...body, headers };
+}
+
+/** Fills header values sent as null from `stored`; returns the name of a header with nothing to keep. */
+export function keepStoredHeaders(
+  body: CheckBody,
+  stored: CheckBody | null,
+): { body: CheckBody; missing: string | null } {
+  if (!body.headers) return { body, missing: null };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body.headers)) {
+    const kept = value ?? stored?.headers?.[name] ?? null;
+    if (kept === null) return { body, missing: name };
+    headers[name] = kept;
+  }
+  return { body: { ...body, headers }, missing: null };
+}
+
+function isReference(value: string): boolean {
+  return /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value.trim());
+}
+
 /** A check with defaults applied: what the engine runs. */
 export type CheckDefinition = {
   name: string;

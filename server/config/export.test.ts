@@ -104,7 +104,8 @@ test('export round trip: the exported text loads to the same configuration, secr
   assert.equal(byName.get('MON_ALERT_SLACK_URL')?.key, 'alert[2].url');
   assert.equal(byName.get('API_TOKEN')?.key, 'check[0].headers.Authorization');
   assert.equal(byName.get('PUBLIC_URL')?.key, 'server.url');
-  assert.equal(exported.secrets.length, 8);
+  assert.equal(byName.get('MON_CHECK_SHOP_HOME_ACCEPT')?.key, 'check[0].headers.Accept');
+  assert.equal(exported.secrets.length, 9);
 
   const tree = parse(exported.toml) as { check: Record<string, unknown>[] };
   assert.equal(tree.check[0]?.every, '90s');
@@ -115,7 +116,7 @@ test('export round trip: the exported text loads to the same configuration, secr
     {
       Authorization: `Bearer \${API_TOKEN}`,
       'X-Api-Key': `\${MON_CHECK_SHOP_HOME_X_API_KEY}`,
-      Accept: 'text/html',
+      Accept: `\${MON_CHECK_SHOP_HOME_ACCEPT}`,
     },
   );
 
@@ -123,6 +124,7 @@ test('export round trip: the exported text loads to the same configuration, secr
     ...env,
     MON_OIDC_COMPANY_CLIENT_SECRET: 'oidc-secret',
     MON_CHECK_SHOP_HOME_X_API_KEY: 'key-123',
+    MON_CHECK_SHOP_HOME_ACCEPT: 'text/html',
     MON_CHECK_BACKUP_PING_TOKEN: 'btp_abcdefghijklmnopqrstuvwxyz',
     MON_ALERT_EMAIL_PASSWORD: 'smtp-pw',
     MON_ALERT_SLACK_URL: 'https://hooks.slack.com/services/T/B/X',
@@ -134,6 +136,8 @@ test('export round trip: the exported text loads to the same configuration, secr
   const headers = after.checks[0]!.body.headers!;
   assert.equal(headers['X-Api-Key'], `\${MON_CHECK_SHOP_HOME_X_API_KEY}`);
   headers['X-Api-Key'] = 'key-123';
+  assert.equal(headers.Accept, `\${MON_CHECK_SHOP_HOME_ACCEPT}`);
+  headers.Accept = 'text/html';
   assert.deepEqual(after, before);
 
   // Exporting again gives the same text.

@@ -13,9 +13,6 @@ export type ConfigExport = { toml: string; secrets: SecretRef[] };
 
 type Table = Record<string, unknown>;
 
-/** Header names whose values are treated as secrets. */
-const secretHeader = /^(authorization|proxy-authorization|cookie)$|token|key|secret|password/i;
-
 /**
  * The whole configuration (file objects, then panel checks) as one mon.toml text that the loader
  * accepts. Values that came from `${NAME}` keep their reference; secrets become references listed in
@@ -95,16 +92,15 @@ export function exportConfig(
       `Ping token of heartbeat ${name}`,
     );
     const headers = check.headers as Table | undefined;
+    // Any header value may be a credential (X-Auth, X-Api, ...): all become references.
     for (const header of Object.keys(headers ?? {})) {
-      if (secretHeader.test(header)) {
-        protect(
-          headers!,
-          header,
-          ['check', i, 'headers'],
-          `MON_CHECK_${name}_${header}`,
-          `Header ${header} of check ${name}`,
-        );
-      }
+      protect(
+        headers!,
+        header,
+        ['check', i, 'headers'],
+        `MON_CHECK_${name}_${header}`,
+        `Header ${header} of check ${name}`,
+      );
     }
   });
   // Variables the file itself referred to in other places.

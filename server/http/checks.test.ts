@@ -143,3 +143,31 @@ test('PUT moves a check with a change row; DELETE removes it; services read', as
     .get(id) as Any;
   assert.equal(left.n, 0);
 });
+
+test('reads hide literal header values; PUT with null keeps them; POST with null is refused', async (t) => {
+  const { server, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const reference = ['$', '{API_TOKEN}'].join('');
+  const body = { ...web, headers: { 'X-Auth': 'secret-value', Authorization: reference } };
+  let res = await inject('POST', '/api/v1/checks', body);
+  assert.equal(res.status, 201);
+  const { id } = res.body as Any;
+  res = await inject('GET', `/api/v1/checks/${id}`);
+  assert.deepEqual((res.body as Any).input.headers, { 'X-Auth': null, Authorization: reference });
+  assert.doesNotMatch(JSON.stringify(res.body), /secret-value/);
+
+  // The panel sends back what it read: the stored value stays.
+  res = await inject('PUT', `/api/v1/checks/${id}`, {
+    ...web,
+    everyMs: 20_000,
+    headers: (res.body as Any).input.headers,
+  });
+  assert.equal(res.status, 200);
+  assert.equal(engine.get(id)!.rec.body.headers?.['X-Auth'], 'secret-value');
+  res = await inject('PUT', `/api/v1/checks/${id}`, { ...web, headers: { 'X-Other': null } });
+  assert.equal(res.status, 422);
+  assert.match((res.body as Any).detail, /^headers\.X-Other: /);
+  res = await inject('POST', '/api/v1/checks', { ...web, name: 'fresh', headers: { 'X-Auth': null } });
+  assert.equal(res.status, 422);
+  assert.match((res.body as Any).detail, /^headers\.X-Auth: /);
+});

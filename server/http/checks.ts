@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkBodySchema } from '../../protocol/check.ts';
+import {
+  type CheckBody,
+  checkBodySchema,
+  hideHeaderValues,
+  keepStoredHeaders,
+} from '../../protocol/check.ts';
 import { parseMs, parseRange, readDetail } from '../checks/detail.ts';
 import { checkEngine } from '../checks/engine.ts';
 import { readHistory } from '../checks/history.ts';
@@ -20,19 +25,24 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
   };
 
   app.post('/api/v1/checks', async (request, reply) => {
-    const id = await createCheck(engine(), checkBodySchema.parse(request.body));
+    const id = await createCheck(engine(), withHeaderValues(checkBodySchema.parse(request.body), null));
     return reply.code(201).send({ id });
   });
 
   app.get<IdParams>('/api/v1/checks/:id', async (request) => {
     const { rec } = entryOf(request.params.id);
-    return { id: rec.id, managed: rec.managed, hostDefined: rec.hostDefined, input: rec.body };
+    return {
+      id: rec.id,
+      managed: rec.managed,
+      hostDefined: rec.hostDefined,
+      input: hideHeaderValues(rec.body),
+    };
   });
 
   app.put<IdParams>('/api/v1/checks/:id', async (request) => {
     const id = request.params.id;
-    entryOf(id);
-    await updateCheck(engine(), id, checkBodySchema.parse(request.body));
+    const { rec } = entryOf(id);
+    await updateCheck(engine(), id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
     return { id };
   });
 
@@ -70,4 +80,11 @@ export function publicBase(deps: Deps, request: FastifyRequest): string {
   const url = deps.config.current().server.url;
   if (url) return url.replace(/\/+$/, '');
   return `${request.protocol}://${request.host}`;
+}
+
+/** Header values sent as null keep the stored ones (reads hide them); a new check has none to keep. */
+function withHeaderValues(body: CheckBody, stored: CheckBody | null): CheckBody {
+  const { body: filled, missing } = keepStoredHeaders(body, stored);
+  if (missing !== null) throw invalid(`headers.${missing}`, 'there is no stored value to keep; give a value');
+  return filled;
 }

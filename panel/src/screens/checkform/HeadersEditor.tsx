@@ -26,8 +26,8 @@ export function HeadersEditor({
           />
           <input
             aria-label={`Header ${i + 1} value`}
-            placeholder="value"
-            value={row.value}
+            placeholder={row.value === null ? 'stored value (hidden); type to replace' : 'value'}
+            value={row.value ?? ''}
             onChange={(e) => update(row.key, { value: e.target.value })}
           />
           <button

@@ -89,7 +89,8 @@ export type AssertionRow = {
   equals: string;
   degraded: boolean;
 };
-export type HeaderRow = { key: number; name: string; value: string };
+/** `value: null` = a stored value the server does not show; sent back as null it stays as it is. */
+export type HeaderRow = { key: number; name: string; value: string | null };
 
 export type FormState = {
   name: string;
@@ -219,7 +220,7 @@ export function bodyFromForm(f: FormState): Built {
   if (f.target.trim()) body.target = f.target.trim();
   if (k === 'http') {
     body.method = f.method as (typeof methods)[number];
-    const headers = f.headers.filter((h) => h.name.trim() || h.value);
+    const headers = f.headers.filter((h) => h.name.trim() || h.value !== '');
     if (headers.length) body.headers = Object.fromEntries(headers.map((h) => [h.name.trim(), h.value]));
   }
   if (k !== 'domain') {

@@ -47,10 +47,11 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     onFailure: (error) => options.log.error('a write transaction failed', { error: String(error) }),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
+  const bus = new Bus();
   const deps: Deps = {
     store,
     clock: options.clock ?? systemClock,
-    bus: new Bus(),
+    bus,
     metrics,
     config:
       options.config ??
@@ -61,6 +62,8 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         // Names the file must not take, and panel checks for the export: both live in the database.
         names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
         panelChecks: () => panelChecksForExport(store),
+        // A reload or a rejected file can change any screen (and the panel's config-error banner).
+        onStatus: () => bus.publish('*'),
       }),
     log: options.log,
     env: options.env,

@@ -17,6 +17,8 @@ export type FileConfigOptions = ConfigProviders & {
   debounceMs?: number;
   /** false: only the stat poll (tests of the backstop). */
   fsWatch?: boolean;
+  /** Called after each read of a changed file, accepted or rejected (the live stream tells the panel). */
+  onStatus?: () => void;
 };
 
 /**
@@ -58,6 +60,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
     }
     if (!result.ok) {
       error = result.error;
+      options.onStatus?.();
       log.error(
         first
           ? 'config file rejected at start; running with an empty configuration'
@@ -87,6 +90,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
       },
     );
     if (first) return;
+    options.onStatus?.();
     for (const listener of listeners) {
       try {
         listener(c);

@@ -92,12 +92,11 @@ export function Layout({ user, children }: Props) {
   );
 }
 
-/** The config file's error, when the last save of mon.toml did not load. */
+/** The config file's error, when the last save of mon.toml did not load. A save sends `*` on the stream. */
 function ConfigError() {
   const status = useQuery({
     queryKey: ['config-status'],
     queryFn: () => get<{ error: string | null }>('/config/status'),
-    refetchInterval: 30_000,
     retry: false,
   });
   const error = status.data?.error;

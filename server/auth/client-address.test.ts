@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { clientAddress, parseProxyEntry, TrustedProxies } from './client-address.ts';
+import { clientAddress, parseProxyEntry, rateKey, TrustedProxies } from './client-address.ts';
 
 function req(peer: string, xff?: string): FastifyRequest {
   return {
@@ -43,4 +43,13 @@ test('X-Forwarded-For is read only when the peer is a trusted proxy', () => {
   assert.equal(clientAddress(req('::ffff:127.0.0.1', '2001:db8::5'), proxies), '2001:db8::5');
   assert.equal(clientAddress(req('127.0.0.1', 'garbage'), proxies), '127.0.0.1');
   assert.equal(clientAddress(req('127.0.0.1', '198.51.100.1'), new TrustedProxies([])), '127.0.0.1');
+});
+
+test('rate limits count IPv4 addresses alone and IPv6 addresses by their /64', () => {
+  assert.equal(rateKey('203.0.113.7'), '203.0.113.7');
+  assert.equal(rateKey('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.equal(rateKey('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  assert.equal(rateKey('2001:0db8:0001:0002:bbbb:cccc:dddd:eeee'), '2001:db8:1:2::/64');
+  assert.equal(rateKey('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(rateKey('::1'), '0:0:0:0::/64');
 });

@@ -84,3 +84,28 @@ export function clientAddress(request: FastifyRequest, proxies: TrustedProxies):
   }
   return hops[0] ?? peer;
 }
+
+/**
+ * The key a per-client rate limit counts under: the address itself for IPv4, its /64 network for
+ * IPv6 (one host usually holds a whole /64, so per-address buckets would not limit it).
+ */
+export function rateKey(address: string): string {
+  const a = normalizeAddress(address).split('%')[0]!;
+  if (isIP(a) !== 6 || a.includes('.')) return a;
+  const double = a.indexOf('::');
+  const groups =
+    double === -1
+      ? a.split(':')
+      : (() => {
+          const head = a.slice(0, double).split(':').filter(Boolean);
+          const tail = a
+            .slice(double + 2)
+            .split(':')
+            .filter(Boolean);
+          return [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
+        })();
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { tooMany } from '../problem.ts';
-import { clientAddress, trustedProxies } from './client-address.ts';
+import { clientAddress, rateKey, trustedProxies } from './client-address.ts';
 import { OidcFlows } from './oidc-flows.ts';
 import { PasswordHasher } from './passwords.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -43,6 +43,6 @@ export function clientOf(deps: Deps, request: FastifyRequest): string {
 
 /** Counts a sign-in or setup attempt of the request's client; throws 429 beyond the limit. */
 export function countSignIn(deps: Deps, request: FastifyRequest): void {
-  const decision = authState(deps).signIns.take(clientOf(deps, request));
+  const decision = authState(deps).signIns.take(rateKey(clientOf(deps, request)));
   if (!decision.ok) throw tooMany(decision.retryAfter, 'too many sign-in attempts');
 }

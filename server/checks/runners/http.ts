@@ -4,8 +4,8 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
 import type { Assertion } from '../../../protocol/check.ts';
+import { expandAll, notSet } from '../../config/env-refs.ts';
 import { evaluate, needsBody, statusMatches } from '../assertions.ts';
-import { expandAll } from '../env-refs.ts';
 import type { Runner, RunOutcome } from '../run.ts';
 import { DAY_MS, daysFromNow, down, isoDate, networkDetail, safe, timedOut, worst } from './shared.ts';
 
@@ -22,7 +22,7 @@ type Response = { res: IncomingMessage; certExpires: number | null };
 
 export const httpRunner: Runner = safe(async (check, ctx) => {
   const headers = expandAll(check.headers, ctx.env);
-  if (!headers.ok) return down(`environment variable ${headers.missing} is not set (used in a header)`);
+  if (!headers.ok) return down(`${notSet(headers.missing)} (used in a header)`);
   const method = check.method ?? 'GET';
   const follow = method === 'GET' || method === 'HEAD';
   const { signal } = ctx;

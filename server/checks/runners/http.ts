@@ -1,6 +1,6 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
 import type { Assertion } from '../../../protocol/check.ts';
@@ -151,11 +151,18 @@ function keepAlive<A extends http.Agent>(agent: A): A {
     return socket;
   };
   const keep = agent.keepSocketAlive.bind(agent) as (socket: Duplex) => boolean;
-  (agent as unknown as { keepSocketAlive: (socket: Duplex) => boolean }).keepSocketAlive = (socket) =>
-    Date.now() - (born.get(socket) ?? 0) < MAX_CONNECTION_AGE_MS && keep(socket);
+  (agent as unknown as { keepSocketAlive: (socket: Duplex) => boolean }).keepSocketAlive = (socket) => {
+    if (Date.now() - (born.get(socket) ?? 0) >= MAX_CONNECTION_AGE_MS || !keep(socket)) return false;
+    // The idle timeout, set here rather than as the agent's `timeout` option: that option also arms a
+    // timeout on every request, which kept each request's objects alive long enough to be promoted
+    // out of the young generation (~3x the old-space growth at 1,000 runs/s).
+    const { timeout } = socket as Socket;
+    if (!timeout || timeout > IDLE_MS) (socket as Socket).setTimeout(IDLE_MS);
+    return true;
+  };
   return agent;
 }
-const agentOptions = { keepAlive: true, maxFreeSockets: MAX_IDLE_PER_ORIGIN, timeout: IDLE_MS };
+const agentOptions = { keepAlive: true, maxFreeSockets: MAX_IDLE_PER_ORIGIN };
 const httpAgent = keepAlive(new http.Agent(agentOptions));
 /** By extra roots: a connection verified against one set of roots never serves another set. */
 const tlsAgents = new Map<string, https.Agent>();

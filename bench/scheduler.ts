@@ -20,7 +20,8 @@ const EVERY_MS = 10_000;
 
 /**
  * The scheduler under load: 10,000 HTTP checks every 10 s against a loopback server in a child process
- * (so this process's CPU is the engine's), real clock, real runner, real storage.
+ * (so this process's CPU is the engine's), real clock, real runner, real storage. `npm run bench` runs
+ * with the server's V8 flags (see server/main.ts).
  */
 export const benchmark: Benchmark = {
   name: 'scheduler',
@@ -65,6 +66,7 @@ export const benchmark: Benchmark = {
     const lateness: number[] = [];
     const engine = createCheckEngine(deps, { onStart: (_id, ms) => measuring && lateness.push(ms) });
     const runsTotal = async () => (await metrics.checkRuns.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const rssBefore = process.memoryUsage().rss;
     if (process.env.BENCH_DEBUG) console.error('before start', process.memoryUsage());
     await engine.start();
     // Warm up one interval so every check is on its spread schedule, then measure.
@@ -123,6 +125,18 @@ export const benchmark: Benchmark = {
         value: `${cpuPercent.toFixed(0)} % of one core`,
         goal: '< 100 %',
         ok: cpuPercent < 100,
+      },
+      {
+        name: 'scheduler server RSS before the engine starts',
+        value: `${(rssBefore / 1024 / 1024).toFixed(0)} MB`,
+        goal: '',
+        ok: null,
+      },
+      {
+        name: 'scheduler V8 flags (as npm start)',
+        value: process.execArgv.filter((a) => a.startsWith('--max-')).join(' ') || 'none',
+        goal: '',
+        ok: null,
       },
       {
         name: 'scheduler JS heap used (peak)',

@@ -1,4 +1,5 @@
 import { openStore } from '../server/store/db.ts';
+import { statement } from '../server/store/statements.ts';
 import { tempDir } from '../server/testing.ts';
 import type { Benchmark } from './main.ts';
 
@@ -21,7 +22,7 @@ export const benchmark: Benchmark = {
       while (performance.now() < deadline) {
         const start = performance.now();
         await store.writer.run((db) =>
-          db.prepare('INSERT INTO bench (ts, v) VALUES (?, ?)').run(Date.now(), `producer ${p}`),
+          statement(db, 'INSERT INTO bench (ts, v) VALUES (?, ?)').run(Date.now(), `producer ${p}`),
         );
         latencies.push(performance.now() - start);
         rows++;

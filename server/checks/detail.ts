@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { invalid } from '../problem.ts';
+import { statement } from '../store/statements.ts';
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
 import { DAY, HOUR, MINUTE, meanLatency, readSeries, type Series, uptime } from './rollups.ts';
@@ -86,11 +87,10 @@ export function parseMs(value: string | undefined, field: string): number {
 export type Beat = { ts: number; status: string; latencyMs: number | null; detail: string };
 
 export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
-  const rows = db
-    .prepare(
-      `SELECT ts, status, latency_ms, detail FROM check_runs WHERE check_id = ? ORDER BY ts DESC LIMIT ${BEATS}`,
-    )
-    .all(checkId) as { ts: number; status: string; latency_ms: number | null; detail: string }[];
+  const rows = statement(
+    db,
+    `SELECT ts, status, latency_ms, detail FROM check_runs WHERE check_id = ? ORDER BY ts DESC LIMIT ${BEATS}`,
+  ).all(checkId) as { ts: number; status: string; latency_ms: number | null; detail: string }[];
   return rows
     .reverse()
     .map((r) => ({ ts: r.ts, status: r.status, latencyMs: r.latency_ms, detail: r.detail }));

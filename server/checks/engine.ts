@@ -1,12 +1,20 @@
 import { type CheckDefinition, withDefaults } from '../../protocol/check.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { afterMissed, expectedAfter, type HeartbeatTimes, heartbeatDeadline } from './heartbeats.ts';
+import { observeExpiry } from './expiry.ts';
+import {
+  afterMissed,
+  expectedAfter,
+  type HeartbeatTimes,
+  heartbeatDeadline,
+  missedDetail,
+} from './heartbeats.ts';
 import { reconcileFile } from './manage.ts';
-import { DAY, HOUR, pruneRollups } from './rollups.ts';
+import { pruneResults, ResultQueue } from './results.ts';
+import { HOUR } from './rollups.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
 import { runners as defaultRunners } from './runners/index.ts';
-import { pruneRuns, type RunWrite, writeRuns } from './runs.ts';
+import type { RunWrite } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
 import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
 import type { Change, CheckRecord } from './store.ts';
@@ -42,8 +50,6 @@ export type Entry = {
   hb: HeartbeatTimes | null;
 };
 
-const EXPIRING_MS = 14 * DAY;
-const MAX_PENDING = 200_000;
 const engines = new WeakMap<Deps, CheckEngine>();
 
 /** The check engine of a server (route modules find it through their deps). */
@@ -71,8 +77,7 @@ export class CheckEngine {
   private readonly byToken = new Map<string, string>();
   private readonly scheduler: Scheduler;
   private readonly listeners = new Set<(event: TransitionEvent) => void>();
-  private pending: { write: RunWrite; done: () => void }[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly results: ResultQueue;
   /** Runs in flight, aborted when the engine stops. */
   private readonly inFlight = new Set<AbortController>();
   private timers: TimerHandle[] = [];
@@ -83,6 +88,7 @@ export class CheckEngine {
   constructor(deps: Deps, options: EngineOptions) {
     this.deps = deps;
     this.options = { ...options, runners: options.runners ?? defaultRunners };
+    this.results = new ResultQueue(deps, () => this.running);
     this.scheduler = new Scheduler({
       clock: deps.clock,
       concurrency: options.concurrency ?? 256,
@@ -101,7 +107,7 @@ export class CheckEngine {
     this.running = true;
     this.scheduler.start();
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);
-    this.plan(() => this.prune(), HOUR);
+    this.plan(() => pruneResults(this.deps, [...this.entries.keys()]), HOUR);
     await this.reconcile();
     this.unsubscribe = this.deps.config.onChange(() => void this.reconcile());
   }
@@ -253,7 +259,7 @@ export class CheckEngine {
     const change = (status: CheckStatus | null, title: string, detail: string) =>
       changes.push({ checkId, service: rec.service, ts, status, title, detail });
     if (transition) change(transition.to, titleOf(transition), outcome.detail);
-    if (outcome.expiry) this.observeExpiry(rec, outcome.expiry, ts, change);
+    if (outcome.expiry) observeExpiry(rec, outcome.expiry, ts, change);
     this.deps.metrics.checkRuns.inc({ kind: rec.kind, status: outcome.status });
     const run = {
       checkId,
@@ -266,22 +272,7 @@ export class CheckEngine {
     const written = this.enqueue({ record: snapshot(rec), run, changes });
     if (transition) {
       this.deps.bus.publish(`service:${rec.service}`, 'overview');
-      const event = {
-        ...transition,
-        checkId,
-        name: rec.name,
-        service: rec.service,
-        kind: rec.kind,
-        ts,
-        detail: outcome.detail,
-      };
-      for (const listener of this.listeners) {
-        try {
-          listener(event);
-        } catch (error) {
-          this.deps.log.error('check transition listener failed', { error: String(error) });
-        }
-      }
+      this.emit(rec, transition, ts, outcome.detail);
     } else {
       this.deps.bus.publish(`service:${rec.service}`);
     }
@@ -299,19 +290,20 @@ export class CheckEngine {
       ? [{ checkId, service: rec.service, ts, status: 'unknown', title: 'unknown', detail }]
       : [];
     this.deps.bus.publish(`service:${rec.service}`, 'overview');
-    if (transition) {
-      const event = {
-        ...transition,
-        checkId,
-        name: rec.name,
-        service: rec.service,
-        kind: rec.kind,
-        ts,
-        detail,
-      };
-      for (const listener of this.listeners) listener(event);
-    }
+    if (transition) this.emit(rec, transition, ts, detail);
     return this.enqueue({ record: snapshot(rec), run: null, changes });
+  }
+
+  private emit(rec: CheckRecord, transition: Transition, ts: number, detail: string): void {
+    const { id: checkId, name, service, kind } = rec;
+    const event: TransitionEvent = { ...transition, checkId, name, service, kind, ts, detail };
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.deps.log.error('check transition listener failed', { error: String(error) });
+      }
+    }
   }
 
   /** A heartbeat ping (success, failure or start). Resolves once written. */
@@ -347,98 +339,20 @@ export class CheckEngine {
     const hb = entry.hb!;
     const now = this.deps.clock.now();
     const { reason } = heartbeatDeadline(entry.def, hb);
-    const detail =
-      reason === 'late'
-        ? `no ping since ${iso(entry.rec.lastPingAt)}; expected by ${iso(hb.expectedAt)}`
-        : `started at ${iso(hb.startedAt)} and did not finish within ${Math.round(entry.def.graceMs / 1000)} s`;
+    const detail = missedDetail(entry.def, hb, reason, entry.rec.lastPingAt);
     entry.hb = afterMissed(entry.def, hb, reason, now);
     entry.rec.startedAt = entry.hb.startedAt;
     this.scheduler.set(entry.rec.id, heartbeatDeadline(entry.def, entry.hb).at);
     void this.recordRun(entry.rec.id, { status: 'down', latencyMs: null, detail }, now);
   }
 
-  private observeExpiry(
-    rec: CheckRecord,
-    seen: { kind: 'certificate' | 'domain'; expires: number },
-    ts: number,
-    change: (status: null, title: string, detail: string) => void,
-  ): void {
-    const what = seen.kind === 'certificate' ? 'certificate' : 'domain registration';
-    const left = seen.expires - ts;
-    const state = left <= 0 ? 'expired' : left <= EXPIRING_MS ? 'expiring' : 'ok';
-    const date = new Date(seen.expires).toISOString().slice(0, 10);
-    if (rec.expiry && rec.expiry.expires !== seen.expires) {
-      change(
-        null,
-        seen.expires > rec.expiry.expires ? `${what} renewed` : `${what} changed`,
-        `expires ${date}`,
-      );
-    }
-    if (state !== (rec.expiryState ?? 'ok') || (!rec.expiry && state !== 'ok')) {
-      if (state === 'expired') change(null, `${what} expired`, `expired ${date}`);
-      else if (state === 'expiring')
-        change(null, `${what} expires in ${Math.ceil(left / DAY)} days`, `expires ${date}`);
-    }
-    rec.expiry = { kind: seen.kind, expires: seen.expires, seen: ts };
-    rec.expiryState = state;
-  }
-
   private enqueue(write: RunWrite): Promise<void> {
-    return new Promise<void>((done) => {
-      if (this.pending.length >= MAX_PENDING) {
-        this.deps.log.warn('check results dropped: storage is too slow');
-        this.pending.shift()?.done();
-      }
-      this.pending.push({ write, done });
-      this.flushing ??= this.flushLoop();
-    });
+    return this.results.enqueue(write);
   }
 
   /** Resolves once every result recorded so far is written. */
-  async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-  }
-
-  private async flushLoop(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, 2000);
-        try {
-          await this.deps.store.writer.run((db) =>
-            writeRuns(
-              db,
-              batch.map((b) => b.write),
-            ),
-          );
-        } catch (error) {
-          if ((error as { status?: number }).status === 503 && this.running) {
-            // Queue full: keep the results and try again shortly.
-            this.pending.unshift(...batch);
-            await new Promise((r) => setTimeout(r, 200));
-            continue;
-          }
-          this.deps.log.error('check results not written', { error: String(error) });
-        }
-        for (const b of batch) b.done();
-      }
-    } finally {
-      this.flushing = null;
-    }
-  }
-
-  private async prune(): Promise<void> {
-    const now = this.deps.clock.now();
-    const keep = this.deps.config.current().retention.checkResultsMs;
-    const ids = [...this.entries.keys()];
-    try {
-      for (let i = 0; i < ids.length; i += 500) {
-        const chunk = ids.slice(i, i + 500);
-        await this.deps.store.writer.run((db) => pruneRuns(db, chunk, now, keep));
-      }
-      await this.deps.store.writer.run((db) => pruneRollups(db, now));
-    } catch (error) {
-      this.deps.log.warn('pruning check runs failed', { error: String(error) });
-    }
+  flush(): Promise<void> {
+    return this.results.flush();
   }
 
   private plan(fn: () => Promise<void>, everyMs: number): void {
@@ -458,10 +372,6 @@ function titleOf(t: Transition): string {
 
 function snapshot(rec: CheckRecord): CheckRecord {
   return { ...rec, state: { ...rec.state }, expiry: rec.expiry ? { ...rec.expiry } : null };
-}
-
-function iso(ms: number | null): string {
-  return ms === null ? 'never' : new Date(ms).toISOString();
 }
 
 /** A stable spread of first runs: FNV-1a of the id. */

@@ -46,6 +46,22 @@ export function afterMissed(
   };
 }
 
+/** The detail of the down run recorded when a heartbeat misses its deadline. */
+export function missedDetail(
+  def: CheckDefinition,
+  times: HeartbeatTimes,
+  reason: 'late' | 'unfinished',
+  lastPingAt: number | null,
+): string {
+  return reason === 'late'
+    ? `no ping since ${iso(lastPingAt)}; expected by ${iso(times.expectedAt)}`
+    : `started at ${iso(times.startedAt)} and did not finish within ${Math.round(def.graceMs / 1000)} s`;
+}
+
+function iso(ms: number | null): string {
+  return ms === null ? 'never' : new Date(ms).toISOString();
+}
+
 export type PingKind = 'success' | 'fail' | 'start';
 
 /** Parses the suffix of `/ping/<token>/<suffix>`: `start`, `fail` or an exit code 0 to 255; null otherwise. */

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { statement } from '../store/statements.ts';
 
 /** A history item (SPEC "Check read models"): a failed or degraded run, or a change. */
 export type HistoryItem = {
@@ -37,23 +38,21 @@ function fetch(
   onlyTs: number | null,
 ): HistoryItem[] {
   const low = onlyTs ?? Number.MIN_SAFE_INTEGER;
-  const changes = db
-    .prepare(
-      `SELECT ts, status, title, detail FROM check_changes WHERE check_id = ? AND ts < ? AND ts >= ?
+  const changes = statement(
+    db,
+    `SELECT ts, status, title, detail FROM check_changes WHERE check_id = ? AND ts < ? AND ts >= ?
        ORDER BY ts DESC, id DESC LIMIT ?`,
-    )
-    .all(checkId, before, low, limit) as {
+  ).all(checkId, before, low, limit) as {
     ts: number;
     status: string | null;
     title: string;
     detail: string;
   }[];
-  const failures = db
-    .prepare(
-      `SELECT ts, status, detail, latency_ms FROM check_runs WHERE check_id = ? AND status != 'up' AND ts < ?
+  const failures = statement(
+    db,
+    `SELECT ts, status, detail, latency_ms FROM check_runs WHERE check_id = ? AND status != 'up' AND ts < ?
        AND ts >= ? ORDER BY ts DESC LIMIT ?`,
-    )
-    .all(checkId, before, low, limit) as {
+  ).all(checkId, before, low, limit) as {
     ts: number;
     status: string;
     detail: string;

@@ -1,4 +1,5 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { statement } from '../store/statements.ts';
 
 /**
  * Rollups of check runs (DESIGN rule 3): per check and bucket, run counts by status, latency sum and a
@@ -76,15 +77,9 @@ ON CONFLICT (check_id, res, bucket) DO UPDATE SET
   hist = CASE WHEN $key IS NULL THEN hist
     ELSE json_set(hist, '$.' || $key, coalesce(json_extract(hist, '$.' || $key), 0) + 1) END`;
 
-const statements = new WeakMap<DatabaseSync, StatementSync>();
-
 /** Adds one run to its minute, 10-minute, hour and day rollups. Runs inside a writer job. */
 export function addToRollups(db: DatabaseSync, run: RollupRun): void {
-  let stmt = statements.get(db);
-  if (!stmt) {
-    stmt = db.prepare(upsertSql);
-    statements.set(db, stmt);
-  }
+  const stmt = statement(db, upsertSql);
   const key = run.latencyMs === null ? null : `b${latencyBin(run.latencyMs)}`;
   for (const { res, ms } of resolutions) {
     stmt.run({
@@ -105,7 +100,7 @@ export function addToRollups(db: DatabaseSync, run: RollupRun): void {
 
 /** Deletes rollups past their resolution's retention. */
 export function pruneRollups(db: DatabaseSync, now: number): void {
-  const stmt = db.prepare('DELETE FROM check_rollups WHERE res = ? AND bucket < ?');
+  const stmt = statement(db, 'DELETE FROM check_rollups WHERE res = ? AND bucket < ?');
   for (const { res, keepMs } of resolutions) stmt.run(res, now - keepMs);
 }
 
@@ -125,6 +120,7 @@ type RollupRow = {
 export function uptime(db: DatabaseSync, checkIds: string[], res: Resolution, from: number): number | null {
   if (checkIds.length === 0) return null;
   const ms = resolutions.find((r) => r.res === res)!.ms;
+  // The IN list varies with the service's checks: not worth keeping prepared.
   const row = db
     .prepare(
       `SELECT sum(up) AS up, sum(down) AS down, sum(degraded) AS degraded FROM check_rollups
@@ -143,12 +139,11 @@ export function uptime(db: DatabaseSync, checkIds: string[], res: Resolution, fr
 /** Mean latency over [from, now] from 10-minute rollups, or null without a latency. */
 export function meanLatency(db: DatabaseSync, checkId: string, from: number): number | null {
   const ms = 10 * MINUTE;
-  const row = db
-    .prepare(
-      `SELECT sum(lat_count) AS n, sum(lat_sum) AS s FROM check_rollups
+  const row = statement(
+    db,
+    `SELECT sum(lat_count) AS n, sum(lat_sum) AS s FROM check_rollups
        WHERE check_id = ? AND res = 't' AND bucket >= ?`,
-    )
-    .get(checkId, Math.floor(from / ms) * ms) as { n: number | null; s: number | null };
+  ).get(checkId, Math.floor(from / ms) * ms) as { n: number | null; s: number | null };
   return row.n ? round(row.s! / row.n) : null;
 }
 
@@ -187,12 +182,11 @@ export function readSeries(db: DatabaseSync, checkId: string, from: number, to: 
   for (let t = start; t < to; t += step.ms) x.push(t);
   const hists = x.map(() => new Map<number, number>());
   const values = x.map(() => ({ n: 0, sum: 0 }));
-  const rows = db
-    .prepare(
-      `SELECT bucket, lat_count, value_count, value_sum, hist FROM check_rollups
+  const rows = statement(
+    db,
+    `SELECT bucket, lat_count, value_count, value_sum, hist FROM check_rollups
        WHERE check_id = ? AND res = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
-    )
-    .all(checkId, step.res, start, to) as RollupRow[];
+  ).all(checkId, step.res, start, to) as RollupRow[];
   let anyValue = false;
   for (const row of rows) {
     const i = Math.floor((row.bucket - start) / step.ms);

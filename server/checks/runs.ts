@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { statement } from '../store/statements.ts';
 import { addToRollups, DAY } from './rollups.ts';
 import type { RunStatus } from './state.ts';
 import { type Change, type CheckRecord, insertChange } from './store.ts';
@@ -22,13 +23,15 @@ export const BEATS = 90;
 
 /** Writes a batch of run results in one writer job. A check deleted meanwhile drops its results. */
 export function writeRuns(db: DatabaseSync, items: RunWrite[]): void {
-  const update = db.prepare(
+  const update = statement(
+    db,
     `UPDATE checks SET status = ?, since = ?, fail_streak = ?, ok_streak = ?, ok_since = ?, last_run_at = ?,
        last_latency_ms = ?, last_detail = ?, last_value = ?, expiry_kind = ?, expiry_expires = ?, expiry_seen = ?,
        expiry_state = ?, last_ping_at = ?, started_at = ?
      WHERE id = ?`,
   );
-  const insert = db.prepare(
+  const insert = statement(
+    db,
     'INSERT INTO check_runs (check_id, ts, status, latency_ms, detail, value) VALUES (?, ?, ?, ?, ?, ?)',
   );
   for (const { record: c, run, changes } of items) {
@@ -62,11 +65,12 @@ export function writeRuns(db: DatabaseSync, items: RunWrite[]): void {
 
 /** Deletes old raw runs of the given checks: up runs after 2 days (keeping the newest 90), failures after `failuresKeepMs`. */
 export function pruneRuns(db: DatabaseSync, checkIds: string[], now: number, failuresKeepMs: number): void {
-  const ups = db.prepare(
+  const ups = statement(
+    db,
     `DELETE FROM check_runs WHERE check_id = $id AND status = 'up' AND ts < $cut
        AND ts < (SELECT ts FROM check_runs WHERE check_id = $id ORDER BY ts DESC LIMIT 1 OFFSET ${BEATS - 1})`,
   );
-  const failures = db.prepare('DELETE FROM check_runs WHERE check_id = ? AND ts < ?');
+  const failures = statement(db, 'DELETE FROM check_runs WHERE check_id = ? AND ts < ?');
   for (const id of checkIds) {
     ups.run({ id, cut: now - RAW_KEEP_MS });
     failures.run(id, now - failuresKeepMs);

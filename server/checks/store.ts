@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { CheckBody } from '../../protocol/check.ts';
 import type { Store } from '../store/db.ts';
+import { statement } from '../store/statements.ts';
 import type { CheckState, CheckStatus } from './state.ts';
 
 /** SQL of checks, services and changes. Functions taking `db` run inside a writer job or on `store.read`. */
@@ -70,16 +71,17 @@ function fromRow(r: Row): CheckRecord {
 }
 
 export function loadChecks(db: DatabaseSync): CheckRecord[] {
-  return (db.prepare('SELECT * FROM checks ORDER BY name').all() as Row[]).map(fromRow);
+  return (statement(db, 'SELECT * FROM checks ORDER BY name').all() as Row[]).map(fromRow);
 }
 
 export function getCheck(db: DatabaseSync, id: string): CheckRecord | null {
-  const row = db.prepare('SELECT * FROM checks WHERE id = ?').get(id) as Row | undefined;
+  const row = statement(db, 'SELECT * FROM checks WHERE id = ?').get(id) as Row | undefined;
   return row ? fromRow(row) : null;
 }
 
 export function insertCheck(db: DatabaseSync, c: CheckRecord): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO checks (id, name, service, kind, body, managed, host_defined, created_at, updated_at,
        status, since, ping_token_hash, ping_token_file)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -107,7 +109,8 @@ export function updateCheckBody(
   now: number,
   resetExpiry: boolean,
 ): void {
-  db.prepare(
+  statement(
+    db,
     `UPDATE checks SET name = ?, service = ?, kind = ?, body = ?, updated_at = ?, ping_token_hash = ?,
        ping_token_file = ?
      WHERE id = ?`,
@@ -122,7 +125,8 @@ export function updateCheckBody(
     c.id,
   );
   if (resetExpiry) {
-    db.prepare(
+    statement(
+      db,
       `UPDATE checks SET expiry_kind = NULL, expiry_expires = NULL, expiry_seen = NULL, expiry_state = NULL
        WHERE id = ?`,
     ).run(c.id);
@@ -131,15 +135,16 @@ export function updateCheckBody(
 
 /** Removes a check with its runs, rollups and changes. */
 export function deleteCheck(db: DatabaseSync, id: string): void {
-  db.prepare('DELETE FROM check_runs WHERE check_id = ?').run(id);
-  db.prepare('DELETE FROM check_rollups WHERE check_id = ?').run(id);
-  db.prepare('DELETE FROM check_changes WHERE check_id = ?').run(id);
-  db.prepare('DELETE FROM checks WHERE id = ?').run(id);
+  statement(db, 'DELETE FROM check_runs WHERE check_id = ?').run(id);
+  statement(db, 'DELETE FROM check_rollups WHERE check_id = ?').run(id);
+  statement(db, 'DELETE FROM check_changes WHERE check_id = ?').run(id);
+  statement(db, 'DELETE FROM checks WHERE id = ?').run(id);
 }
 
 /** Creates the service when missing; `managed` true marks it as defined in mon.toml. */
 export function ensureService(db: DatabaseSync, name: string, now: number, managed = false): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO services (name, managed, created_at) VALUES (?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET managed = max(managed, excluded.managed)`,
   ).run(name, managed ? 1 : 0, now);
@@ -147,14 +152,14 @@ export function ensureService(db: DatabaseSync, name: string, now: number, manag
 
 /** Marks exactly `names` as the file's services; others become panel services. */
 export function setManagedServices(db: DatabaseSync, names: string[], now: number): void {
-  db.prepare('UPDATE services SET managed = 0').run();
+  statement(db, 'UPDATE services SET managed = 0').run();
   for (const name of names) ensureService(db, name, now, true);
 }
 
 export type ServiceRecord = { name: string; managed: boolean };
 
 export function listServices(db: DatabaseSync): ServiceRecord[] {
-  return (db.prepare('SELECT name, managed FROM services ORDER BY name').all() as Row[]).map((r) => ({
+  return (statement(db, 'SELECT name, managed FROM services ORDER BY name').all() as Row[]).map((r) => ({
     name: r.name as string,
     managed: r.managed === 1,
   }));
@@ -170,14 +175,15 @@ export function nameConflict(
   service: string,
   exceptId: string | null,
 ): string | null {
-  const check = db.prepare('SELECT id FROM checks WHERE name = ?').get(name) as { id: string } | undefined;
+  const check = statement(db, 'SELECT id FROM checks WHERE name = ?').get(name) as { id: string } | undefined;
   if (check && check.id !== exceptId) return `a check named "${name}" exists`;
-  if (name !== service && db.prepare('SELECT 1 FROM services WHERE name = ?').get(name)) {
+  if (name !== service && statement(db, 'SELECT 1 FROM services WHERE name = ?').get(name)) {
     return `a service named "${name}" exists`;
   }
-  const other = db.prepare('SELECT id FROM checks WHERE name = ? AND service != ?').get(service, service) as
-    | { id: string }
-    | undefined;
+  const other = statement(db, 'SELECT id FROM checks WHERE name = ? AND service != ?').get(
+    service,
+    service,
+  ) as { id: string } | undefined;
   if (other && other.id !== exceptId) return `a check named "${service}" exists`;
   return null;
 }
@@ -192,7 +198,8 @@ export type Change = {
 };
 
 export function insertChange(db: DatabaseSync, c: Change): void {
-  db.prepare(
+  statement(
+    db,
     'INSERT INTO check_changes (check_id, service, ts, status, title, detail) VALUES (?, ?, ?, ?, ?, ?)',
   ).run(c.checkId, c.service, c.ts, c.status, c.title, c.detail);
 }
@@ -204,7 +211,8 @@ export function setPingToken(
   fromFile: boolean,
   made: boolean,
 ): void {
-  db.prepare(
+  statement(
+    db,
     `UPDATE checks SET ping_token_hash = ?, ping_token_file = ?, ping_urls_made = ping_urls_made + ? WHERE id = ?`,
   ).run(hash, fromFile ? 1 : 0, made ? 1 : 0, id);
 }
@@ -214,9 +222,10 @@ export function setPingToken(
 /** Names of the checks created through the API (not the file, not an agent's checks file). */
 export function panelCheckNames(store: Store): { name: string; source: 'panel' }[] {
   return (
-    store.read
-      .prepare('SELECT name FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name')
-      .all() as {
+    statement(
+      store.read,
+      'SELECT name FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
+    ).all() as {
       name: string;
     }[]
   ).map((r) => ({ name: r.name, source: 'panel' as const }));
@@ -229,7 +238,7 @@ export function panelCheckNames(store: Store): { name: string; source: 'panel' }
 /** Services made by panel checks (not declared in mon.toml): a file check must not take their names. */
 export function panelServiceNames(store: Store): string[] {
   return (
-    store.read.prepare('SELECT name FROM services WHERE managed = 0 ORDER BY name').all() as {
+    statement(store.read, 'SELECT name FROM services WHERE managed = 0 ORDER BY name').all() as {
       name: string;
     }[]
   ).map((r) => r.name);
@@ -237,9 +246,10 @@ export function panelServiceNames(store: Store): string[] {
 
 export function panelChecksForExport(store: Store): { body: CheckBody; pingToken: string | null }[] {
   return (
-    store.read
-      .prepare('SELECT body FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name')
-      .all() as {
+    statement(
+      store.read,
+      'SELECT body FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
+    ).all() as {
       body: string;
     }[]
   ).map((r) => ({ body: JSON.parse(r.body) as CheckBody, pingToken: null }));

@@ -4,7 +4,8 @@ import { authConfigSchema } from '../auth/config.ts';
 import { channelToFileAlert, kindLabel, secretKeyOf, urlIsSecret } from './alerts.ts';
 import { bodyToFileCheck } from './checks.ts';
 import { formatDuration } from './durations.ts';
-import { type Path, referencedNames } from './interpolate.ts';
+import { referencedNames } from './env-refs.ts';
+import type { Path } from './interpolate.ts';
 import { defaultHostAlerts, defaultRetention, type LiveConfig, type PanelCheck } from './service.ts';
 
 /** An environment variable the exported text refers to; never its value. */

@@ -1,37 +1,8 @@
 import { formatPath } from '../app.ts';
+import { type Env, expandReferences, notSet, referencedNames } from './env-refs.ts';
 
-/** `${NAME}`: NAME is letters, digits and underscores, not starting with a digit. */
-const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-export type Env = Readonly<Record<string, string | undefined>>;
 export type Path = (string | number)[];
 export type PathError = { path: Path; message: string };
-
-/** The names of the environment variables `text` refers to, in order of appearance. */
-export function referencedNames(text: string): string[] {
-  return [...text.matchAll(reference)].map((m) => m[1]!);
-}
-
-export function hasReference(text: string): boolean {
-  return referencedNames(text).length > 0;
-}
-
-/**
- * Replaces each `${NAME}` of `text` by the variable's value; `missing` lists names that are not set.
- * The http runner uses this at run time for header values, which mon.toml keeps as references.
- */
-export function expandReferences(text: string, env: Env): { value: string; missing: string[] } {
-  const missing: string[] = [];
-  const value = text.replace(reference, (_, name: string) => {
-    const v = env[name];
-    if (v === undefined) {
-      missing.push(name);
-      return '';
-    }
-    return v;
-  });
-  return { value, missing };
-}
 
 export type Interpolated = {
   value: unknown;
@@ -53,8 +24,7 @@ export function interpolate(tree: unknown, env: Env, keepRaw: (path: Path) => bo
       const names = referencedNames(value);
       if (names.length === 0) return value;
       for (const name of new Set(names)) {
-        if (env[name] === undefined)
-          errors.push({ path, message: `environment variable ${name} is not set` });
+        if (env[name] === undefined) errors.push({ path, message: notSet(name) });
       }
       if (keepRaw(path)) return value;
       references.set(formatPath(path), value);

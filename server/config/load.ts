@@ -4,7 +4,8 @@ import { formatPath } from '../app.ts';
 import { fileAlertToChannel } from './alerts.ts';
 import { fileCheckToBody } from './checks.ts';
 import { collisions, dependencyErrors } from './collisions.ts';
-import { type Env, interpolate, type Path, type PathError } from './interpolate.ts';
+import type { Env } from './env-refs.ts';
+import { interpolate, type Path, type PathError } from './interpolate.ts';
 import { type FileInput, fileSchema } from './schema.ts';
 import {
   defaultHostAlerts,

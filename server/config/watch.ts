@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Log } from '../log.ts';
+import type { Env } from './env-refs.ts';
 import { exportConfig } from './export.ts';
-import type { Env } from './interpolate.ts';
 import { type Loaded, loadConfigText } from './load.ts';
 import { type ConfigProviders, type ConfigService, emptyConfig, type LiveConfig } from './service.ts';
 

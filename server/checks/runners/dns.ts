@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { evaluate } from '../assertions.ts';
 import type { Runner } from '../run.ts';
-import { down, runSignal, safe, timedOut } from './shared.ts';
+import { down, safe, timedOut } from './shared.ts';
 
 /** What DNS error codes mean, in words. */
 const dnsErrors: Record<string, string> = {
@@ -23,7 +23,7 @@ const errorOrder = ['ENOTFOUND', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED', 'ETIME
  */
 export const dnsRunner: Runner = safe(async (check, ctx) => {
   const name = check.target ?? '';
-  const signal = runSignal(check, ctx);
+  const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));
   const resolver = new Resolver({ timeout: Math.max(100, Math.min(check.timeoutMs, 5000)), tries: 2 });
   if (ctx.dnsServers?.length) resolver.setServers(ctx.dnsServers);

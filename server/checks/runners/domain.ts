@@ -1,5 +1,5 @@
 import type { Runner, RunOutcome } from '../run.ts';
-import { DAY_MS, daysFromNow, down, isoDate, networkDetail, runSignal, safe, timedOut } from './shared.ts';
+import { DAY_MS, daysFromNow, down, isoDate, networkDetail, safe, timedOut } from './shared.ts';
 
 export const DEFAULT_RDAP_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
 /** Registration expiring within this many days is degraded... */
@@ -20,7 +20,7 @@ const bootstraps = new Map<string, { at: number; services: Promise<Services> }>(
  */
 export const domainRunner: Runner = safe(async (check, ctx) => {
   const name = (check.target ?? '').trim().toLowerCase().replace(/\.$/, '');
-  const signal = runSignal(check, ctx);
+  const { signal } = ctx;
   let services: Services;
   try {
     services = await bootstrap(ctx.rdapBootstrapUrl ?? DEFAULT_RDAP_BOOTSTRAP_URL, ctx.now(), signal);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { evaluate } from '../assertions.ts';
 import type { Runner, RunOutcome } from '../run.ts';
-import { down, runSignal, safe, timedOut, worst } from './shared.ts';
+import { down, safe, timedOut, worst } from './shared.ts';
 
 /** Echo requests sent per run. */
 export const PING_COUNT = 3;
@@ -35,7 +35,7 @@ const notPermitted =
 export const pingRunner: Runner = safe(async (check, ctx) => {
   const target = check.target ?? '';
   if (!target || target.startsWith('-')) return down(`not a host name or address: ${target}`);
-  const signal = runSignal(check, ctx);
+  const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));
   // 0.2 s apart (the smallest interval ping allows without root), so a run takes well under a second when
   // hosts answer. ping's own deadline (-w) ends it with a summary just before the check's timeout.

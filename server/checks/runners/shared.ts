@@ -1,5 +1,5 @@
 import type { CheckDefinition } from '../../../protocol/check.ts';
-import type { RunContext, Runner, RunOutcome } from '../run.ts';
+import type { Runner, RunOutcome } from '../run.ts';
 
 /** Small pieces every runner uses. */
 
@@ -13,25 +13,33 @@ export function timedOut(check: CheckDefinition): string {
   return `timed out after ${check.timeoutMs} ms`;
 }
 
-/** The engine's signal, plus the check's own timeout so that a runner can never hang. */
-export function runSignal(check: CheckDefinition, ctx: RunContext): AbortSignal {
-  return AbortSignal.any([ctx.signal, AbortSignal.timeout(check.timeoutMs)]);
-}
-
 /** The worse of two statuses: down > degraded > up. */
 export function worst(a: RunOutcome['status'], b: RunOutcome['status']): RunOutcome['status'] {
   const rank = { up: 0, degraded: 1, down: 2 } as const;
   return rank[a] >= rank[b] ? a : b;
 }
 
-/** Wraps a runner so that an unexpected exception still becomes a down outcome. */
+/**
+ * Wraps a runner so that an unexpected exception still becomes a down outcome, and so that it can never
+ * hang: the signal the runner sees aborts with the engine's signal or at the check's own timeout. One
+ * timer, cleared when the run ends (AbortSignal.any with AbortSignal.timeout kept each run's timer and
+ * signals alive for the whole timeout, ~3 KB of garbage per run promoted out of the young generation).
+ */
 export function safe(run: Runner): Runner {
   return async (check, ctx) => {
+    const deadline = new AbortController();
+    const abort = () => deadline.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) abort();
+    else ctx.signal.addEventListener('abort', abort, { once: true });
+    const timer = setTimeout(() => deadline.abort(new Error('timeout')), check.timeoutMs);
     try {
-      return await run(check, ctx);
+      return await run(check, { ...ctx, signal: deadline.signal });
     } catch (error) {
-      if (ctx.signal.aborted) return down(timedOut(check));
+      if (deadline.signal.aborted) return down(timedOut(check));
       return down(`internal error: ${(error as Error)?.message ?? String(error)}`);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', abort);
     }
   };
 }

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { evaluate } from '../assertions.ts';
 import type { Runner } from '../run.ts';
-import { down, networkDetail, runSignal, safe, timedOut } from './shared.ts';
+import { down, networkDetail, safe, timedOut } from './shared.ts';
 
 /** Splits `host:port` and `[v6]:port`. */
 export function parseHostPort(target: string): { host: string; port: number } | null {
@@ -15,7 +15,7 @@ export function parseHostPort(target: string): { host: string; port: number } | 
 export const tcpRunner: Runner = safe(async (check, ctx) => {
   const target = parseHostPort(check.target ?? '');
   if (!target) return down(`not a host:port target: ${check.target}`);
-  const signal = runSignal(check, ctx);
+  const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));
   const result = await new Promise<{ latencyMs: number } | { error: unknown }>((resolve) => {
     let start = performance.now();

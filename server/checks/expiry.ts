@@ -1,0 +1,37 @@
+import { DAY } from './rollups.ts';
+import type { CheckRecord } from './store.ts';
+
+/** A certificate or domain registration expiring within this long is `expiring`. */
+export const EXPIRING_MS = 14 * DAY;
+
+export type ObservedExpiry = { kind: 'certificate' | 'domain'; expires: number };
+
+/**
+ * Takes in the expiry a run observed: updates the record's expiry and state, and reports changes
+ * (renewed or changed, newly expiring or expired) through `change`.
+ */
+export function observeExpiry(
+  rec: CheckRecord,
+  seen: ObservedExpiry,
+  ts: number,
+  change: (status: null, title: string, detail: string) => void,
+): void {
+  const what = seen.kind === 'certificate' ? 'certificate' : 'domain registration';
+  const left = seen.expires - ts;
+  const state = left <= 0 ? 'expired' : left <= EXPIRING_MS ? 'expiring' : 'ok';
+  const date = new Date(seen.expires).toISOString().slice(0, 10);
+  if (rec.expiry && rec.expiry.expires !== seen.expires) {
+    change(
+      null,
+      seen.expires > rec.expiry.expires ? `${what} renewed` : `${what} changed`,
+      `expires ${date}`,
+    );
+  }
+  if (state !== (rec.expiryState ?? 'ok') || (!rec.expiry && state !== 'ok')) {
+    if (state === 'expired') change(null, `${what} expired`, `expired ${date}`);
+    else if (state === 'expiring')
+      change(null, `${what} expires in ${Math.ceil(left / DAY)} days`, `expires ${date}`);
+  }
+  rec.expiry = { kind: seen.kind, expires: seen.expires, seen: ts };
+  rec.expiryState = state;
+}

@@ -7,6 +7,9 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
+/** The longest delay Node's setTimeout honours. */
+const maxDelay = 2 ** 31 - 1;
+
 export const systemClock: Clock = (() => {
   const timers = new Map<number, NodeJS.Timeout>();
   let next = 1;
@@ -14,12 +17,21 @@ export const systemClock: Clock = (() => {
     now: () => Date.now(),
     setTimeout(fn, ms) {
       const id = next++;
-      const t = setTimeout(() => {
-        timers.delete(id);
-        fn();
-      }, ms);
-      t.unref();
-      timers.set(id, t);
+      const due = Date.now() + ms;
+      // Node fires delays above 2^31-1 ms at once: wait in steps up to that (yearly crons, far deadlines).
+      const arm = () => {
+        const t = setTimeout(
+          () => {
+            if (Date.now() < due) return arm();
+            timers.delete(id);
+            fn();
+          },
+          Math.min(Math.max(0, due - Date.now()), maxDelay),
+        );
+        t.unref();
+        timers.set(id, t);
+      };
+      arm();
       return { id };
     },
     clearTimeout(handle) {

@@ -67,7 +67,8 @@ export function parseRange(
     throw invalid('range', 'give range or from and to, not both');
   }
   if (from === undefined && to === undefined) {
-    const span = ranges[range ?? '24h'];
+    const name = range ?? '24h';
+    const span = Object.hasOwn(ranges, name) ? ranges[name as keyof typeof ranges] : undefined;
     if (span === undefined) throw invalid('range', 'must be one of 1h, 24h, 7d, 30d, 1y');
     return { from: now - span, to: now };
   }

@@ -103,7 +103,14 @@ export class CheckEngine {
    */
   async start(): Promise<void> {
     const now = this.deps.clock.now();
-    for (const rec of loadChecks(this.deps.store.read)) this.adopt(rec, 'spread', now);
+    for (const rec of loadChecks(this.deps.store.read)) {
+      try {
+        this.adopt(rec, 'spread', now);
+      } catch (error) {
+        // One unusable stored definition must not keep the server from starting.
+        this.deps.log.error('check not scheduled', { id: rec.id, name: rec.name, error: String(error) });
+      }
+    }
     this.running = true;
     this.scheduler.start();
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);

@@ -7,6 +7,7 @@ import { initialState } from './state.ts';
 import {
   type CheckRecord,
   deleteCheck,
+  dropServiceIfEmpty,
   ensureService,
   getCheck,
   insertChange,
@@ -119,6 +120,7 @@ async function redefine(
       });
     }
     updateCheckBody(db, next, now, retarget);
+    if (moved) dropServiceIfEmpty(db, old.service);
   });
   const rec: CheckRecord = {
     ...old,
@@ -132,7 +134,10 @@ async function redefine(
 
 export async function removeCheck(engine: CheckEngine, id: string): Promise<void> {
   const entry = editable(engine, id);
-  await engine.deps.store.writer.run((db) => deleteCheck(db, id));
+  await engine.deps.store.writer.run((db) => {
+    deleteCheck(db, id);
+    dropServiceIfEmpty(db, entry.rec.service);
+  });
   engine.forget(id);
   engine.deps.bus.publish(`service:${entry.rec.service}`, 'overview');
 }

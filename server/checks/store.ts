@@ -177,15 +177,23 @@ export function nameConflict(
 ): string | null {
   const check = statement(db, 'SELECT id FROM checks WHERE name = ?').get(name) as { id: string } | undefined;
   if (check && check.id !== exceptId) return `a check named "${name}" exists`;
-  if (name !== service && statement(db, 'SELECT 1 FROM services WHERE name = ?').get(name)) {
+  // Names are unique across checks, heartbeats and services, a check's own service included.
+  if (name === service) return `a check cannot have the name of its service "${service}"`;
+  if (statement(db, 'SELECT 1 FROM services WHERE name = ?').get(name))
     return `a service named "${name}" exists`;
-  }
-  const other = statement(db, 'SELECT id FROM checks WHERE name = ? AND service != ?').get(
-    service,
-    service,
-  ) as { id: string } | undefined;
+  const other = statement(db, 'SELECT id FROM checks WHERE name = ?').get(service) as
+    | { id: string }
+    | undefined;
   if (other && other.id !== exceptId) return `a check named "${service}" exists`;
   return null;
+}
+
+/** Removes a panel service that no check uses any more, so that its name is free again. */
+export function dropServiceIfEmpty(db: DatabaseSync, service: string): void {
+  statement(
+    db,
+    'DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)',
+  ).run(service, service);
 }
 
 export type Change = {

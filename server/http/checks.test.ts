@@ -31,7 +31,8 @@ test('POST /checks validates, names the field, refuses command and conflicts, an
     (await inject('POST', '/api/v1/checks', { ...web, name: 'other2', service: 'home' })).status,
     409,
   );
-  assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'shop' })).status, 201);
+  // Not even its own service's name: names are unique across checks, heartbeats and services.
+  assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'shop' })).status, 409);
 
   res = await inject('GET', `/api/v1/checks/${id}`);
   assert.equal(res.status, 200);
@@ -101,6 +102,8 @@ test('detail range rules give 422 with the field', async (t) => {
   const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
   const status = async (q: string) => (await inject('GET', `/api/v1/checks/${id}/detail?${q}`)).status;
   assert.equal(await status('range=2h'), 422);
+  assert.equal(await status('range=toString'), 422);
+  assert.equal(await status('range=__proto__'), 422);
   assert.equal(await status('range=1h&from=1&to=2'), 422);
   assert.equal(await status('from=1'), 422);
   assert.equal(await status('from=5&to=4'), 422);
@@ -124,10 +127,8 @@ test('PUT moves a check with a change row; DELETE removes it; services read', as
   const list = (await inject('GET', '/api/v1/services')).body as Any;
   assert.deepEqual(
     list.services.map((s: Any) => [s.name, s.status, s.checks.length]),
-    [
-      ['blog', 'up', 1],
-      ['shop', 'unknown', 0],
-    ],
+    [['blog', 'up', 1]],
+    'the service the check left had no other check and is gone',
   );
   const blog = (await inject('GET', '/api/v1/services/blog')).body as Any;
   assert.equal(blog.checks[0].id, id);
@@ -170,4 +171,21 @@ test('reads hide literal header values; PUT with null keeps them; POST with null
   res = await inject('POST', '/api/v1/checks', { ...web, name: 'fresh', headers: { 'X-Auth': null } });
   assert.equal(res.status, 422);
   assert.match((res.body as Any).detail, /^headers\.X-Auth: /);
+});
+
+test('a panel service no check uses any more goes away and frees its name', async (t) => {
+  const { server, inject } = await checkServer();
+  t.after(() => server.dispose());
+  let res = await inject('POST', '/api/v1/checks', { ...web, name: 'probe', service: 'tmp' });
+  const { id } = res.body as Any;
+  assert.equal((await inject('POST', '/api/v1/checks', { ...web, name: 'tmp' })).status, 409);
+  assert.equal((await inject('DELETE', `/api/v1/checks/${id}`)).status, 204);
+  assert.equal((await inject('GET', '/api/v1/services/tmp')).status, 404);
+  res = await inject('POST', '/api/v1/checks', { ...web, name: 'tmp' });
+  assert.equal(res.status, 201);
+  // Moving the last check out of a service removes the service too.
+  const moved = (res.body as Any).id;
+  res = await inject('PUT', `/api/v1/checks/${moved}`, { ...web, name: 'tmp', service: 'elsewhere' });
+  assert.equal(res.status, 200);
+  assert.equal((await inject('GET', '/api/v1/services/shop')).status, 404);
 });

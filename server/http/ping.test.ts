@@ -55,6 +55,11 @@ test('ping URLs: heartbeats only, a new one replaces the old, pings and pushes m
   assert.deepEqual(res.body, { ok: true });
   assert.equal(engine.get(id)!.rec.state.status, 'down');
   assert.equal((await inject('GET', '/api/push/btp_nope0000000')).status, 404);
+  // A reported duration that is not a plain number of at most 10 minutes is ignored.
+  await inject('GET', `/api/push/${token}?status=up&ping=${'9'.repeat(400)}`);
+  assert.equal(engine.get(id)!.rec.lastLatencyMs, null);
+  await inject('GET', `/api/push/${token}?status=up&ping=1e307`);
+  assert.equal(engine.get(id)!.rec.lastLatencyMs, null);
 
   // A start without a finish within grace is down; a finish records the job's duration.
   await inject('GET', `/api/push/${token}`);
@@ -68,7 +73,7 @@ test('ping URLs: heartbeats only, a new one replaces the old, pings and pushes m
   assert.match(engine.get(id)!.rec.lastDetail!, /did not finish/);
 
   const metrics = await server.deps.metrics.registry.getSingleMetricAsString('mon_ingest_accepted_total');
-  assert.match(metrics, /endpoint="ping"} 1[01]/);
+  assert.match(metrics, /endpoint="ping"} 1[23]/);
 });
 
 test('a heartbeat is down when late (every plus grace) and up again on the next ping', async (t) => {

@@ -60,7 +60,10 @@ export function registerPing(app: FastifyInstance, deps: Deps): void {
           const entry = find(request.params.token);
           const { status, msg, ping: latency } = request.query;
           const ok = status === undefined || status === 'up';
-          const latencyMs = latency !== undefined && /^\d+(\.\d+)?$/.test(latency) ? Number(latency) : null;
+          // A reported duration is kept when it is a plain number of at most 10 minutes; others are ignored.
+          const reported =
+            latency !== undefined && /^\d{1,9}(\.\d+)?$/.test(latency) ? Number(latency) : null;
+          const latencyMs = reported !== null && reported <= 600_000 ? reported : null;
           const detail = (msg ?? '').slice(0, 500) || (ok ? 'push' : `push status ${status}`.slice(0, 500));
           await engine().heartbeat(entry, ok ? 'success' : 'fail', detail, latencyMs);
           deps.metrics.ingestAccepted.inc({ endpoint: 'ping' });

@@ -105,11 +105,17 @@ export function uptimes(db: DatabaseSync, ids: string[], now: number) {
   };
 }
 
+/** A check's detail says `uptime: null` until it has run (no window has a run). */
+function withRuns(u: ReturnType<typeof uptimes>): ReturnType<typeof uptimes> | null {
+  return u.day === null && u.month === null && u.year === null ? null : u;
+}
+
 export type Detail = {
   check: ReturnType<typeof checkRow>;
   service: { name: string; status: CheckStatus };
   beats: Beat[];
-  uptime: { day: number | null; month: number | null; year: number | null };
+  /** null without runs; otherwise each window is null when it saw no run. */
+  uptime: { day: number | null; month: number | null; year: number | null } | null;
   dayAverageMs: number | null;
   series: Series;
   expiry: Entry['rec']['expiry'];
@@ -124,7 +130,7 @@ export function readDetail(engine: CheckEngine, entry: Entry, span: { from: numb
     check: checkRow(entry),
     service: { name: entry.rec.service, status: worstStatus(siblings) },
     beats: readBeats(db, id),
-    uptime: uptimes(db, [id], now),
+    uptime: withRuns(uptimes(db, [id], now)),
     dayAverageMs: meanLatency(db, id, now - DAY),
     series: readSeries(db, id, span.from, span.to, now),
     expiry: entry.rec.expiry,

@@ -189,3 +189,15 @@ test('a panel service no check uses any more goes away and frees its name', asyn
   assert.equal(res.status, 200);
   assert.equal((await inject('GET', '/api/v1/services/shop')).status, 404);
 });
+
+test('detail of a check that has not run: uptime null, no beats, empty series values', async (t) => {
+  const { server, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const beat = { name: 'nightly', service: 'jobs', kind: 'heartbeat', everyMs: 86_400_000 };
+  const { id } = (await inject('POST', '/api/v1/checks', beat)).body as Any;
+  const detail = (await inject('GET', `/api/v1/checks/${id}/detail`)).body as Any;
+  assert.equal(detail.uptime, null);
+  assert.deepEqual(detail.beats, []);
+  assert.equal(detail.dayAverageMs, null);
+  assert.deepEqual(detail.series.value, []);
+});

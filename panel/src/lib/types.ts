@@ -68,7 +68,8 @@ export type CheckDetail = {
   check: CheckRow;
   service: { name: string; status: Status };
   beats: Beat[];
-  uptime: { day: number | null; month: number | null; year: number | null };
+  /** null until the check has run. */
+  uptime: { day: number | null; month: number | null; year: number | null } | null;
   dayAverageMs: number | null;
   series: Series;
   expiry: Expiry | null;

@@ -130,9 +130,9 @@ export function CheckPage({ id }: { id: string }) {
       </section>
 
       <div className="stats">
-        <Stat label="Uptime 24 h" value={formatPercent(d.uptime.day)} />
-        <Stat label="Uptime 30 d" value={formatPercent(d.uptime.month)} />
-        <Stat label="Uptime 365 d" value={formatPercent(d.uptime.year)} />
+        <Stat label="Uptime 24 h" value={formatPercent(d.uptime?.day ?? null)} />
+        <Stat label="Uptime 30 d" value={formatPercent(d.uptime?.month ?? null)} />
+        <Stat label="Uptime 365 d" value={formatPercent(d.uptime?.year ?? null)} />
         <Stat label="Average 24 h" value={formatLatency(d.dayAverageMs)} />
         {c.lastValue !== null ? <Stat label="Last value" value={String(c.lastValue)} /> : null}
       </div>

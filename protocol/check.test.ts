@@ -61,3 +61,36 @@ test('header values cannot carry line breaks and their number is bounded', () =>
   const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`X-${i}`, 'v']));
   assert.equal(http(many), 'headers');
 });
+
+test('targets with references to environment variables are valid when the references could fill them in', () => {
+  const target = (kind: string, value: string) => fieldOf({ ...base, kind, target: value });
+  for (const [kind, value] of [
+    ['http', `http://127.0.0.1:9/?apikey=\${MY_KEY}`],
+    ['http', `https://\${HOST}:\${PORT}/health`],
+    ['http', `https://\${USER}:\${PASSWORD}@api.example.com/`],
+    ['http', `\${BASE}/health`],
+    ['http', `\${STATUS_URL}`],
+    ['tcp', `\${DB_HOST}:5432`],
+    ['tcp', `db.internal:\${DB_PORT}`],
+    ['tcp', `\${DB_HOST}:\${DB_PORT}`],
+    ['tcp', `\${DB_ADDRESS}`],
+    ['dns', `\${ZONE}.example.com`],
+    ['ping', `\${BOX}`],
+    ['domain', `\${SHOP}.com`],
+    ['domain', `\${DOMAIN}`],
+  ]) {
+    assert.equal(target(kind!, value!), null, `${kind} ${value}`);
+  }
+  for (const [kind, value] of [
+    ['http', `ftp://\${HOST}/`],
+    ['http', `x\${BASE}/health`],
+    ['tcp', `\${DB_HOST}:port`],
+    ['tcp', `\${DB_HOST}:99999`],
+    ['dns', `\${ZONE} example.com`],
+    ['ping', `-\${BOX}`],
+    ['domain', `exa mple.\${TLD}`],
+    ['tcp', `\${1X}:80`],
+  ]) {
+    assert.equal(target(kind!, value!), 'target', `${kind} ${value}`);
+  }
+});

@@ -130,7 +130,7 @@ export const checkBodySchema = z
       if (has(c[key])) issue(key, 'only heartbeats take this');
     }
     if (!has(c.target)) return issue('target', 'required for this kind');
-    const targetError = targetProblem(c.kind, c.target!);
+    const targetError = referencedTargetProblem(c.kind, c.target!);
     if (targetError) issue('target', targetError);
     if (c.kind !== 'http') {
       if (has(c.method)) issue('method', 'only http checks take a method');
@@ -251,7 +251,28 @@ function isIp(value: string): boolean {
   return /^(\d{1,3})(\.\d{1,3}){3}$/.test(value) || (value.includes(':') && /^[0-9a-f:.]+$/i.test(value));
 }
 
-function targetProblem(kind: CheckKind, target: string): string | null {
+/** `${NAME}`: a reference to an environment variable of the server (see server/config/env-refs.ts). */
+const referencePattern = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
+
+/**
+ * Why `target` is not valid for `kind`, or null. `${NAME}` references are filled in when the check runs,
+ * which checks the result again. Here a target made of references only is accepted, and one with
+ * references must be valid with each replaced by `x` (a host, a path) or by `1` (a port); a URL may
+ * start with a reference that holds its scheme and host (`${BASE}/health`).
+ */
+function referencedTargetProblem(kind: CheckKind, target: string): string | null {
+  if (!target.includes('${')) return targetProblem(kind, target);
+  if (target.replace(referencePattern, '') === '') return null;
+  const candidates = ['x', '1'].flatMap((placeholder) => {
+    const filled = target.replace(referencePattern, placeholder);
+    return kind === 'http' && target.startsWith('${') ? [filled, `http://${filled}`] : [filled];
+  });
+  if (candidates.some((candidate) => targetProblem(kind, candidate) === null)) return null;
+  return targetProblem(kind, candidates[0]!);
+}
+
+/** Why `target`, with no references left, is not valid for `kind`, or null. */
+export function targetProblem(kind: CheckKind, target: string): string | null {
   switch (kind) {
     case 'http': {
       let url: URL;

@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { statement } from '../store/statements.ts';
 import { randomSecret, sha256 } from './secrets.ts';
 import type { UserRow } from './users.ts';
 
@@ -27,11 +28,12 @@ export async function createSession(
   const now = deps.clock.now();
   const expiresAt = now + sessionLifetimeMs;
   await deps.store.writer.run((db) => {
-    db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now);
-    db.prepare(
+    statement(db, 'DELETE FROM sessions WHERE expires_at <= ?').run(now);
+    statement(
+      db,
       'INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(sha256(id), userId, method, now, expiresAt, now);
-    db.prepare('UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
+    statement(db, 'UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
   });
   return { id, expiresAt };
 }
@@ -42,15 +44,14 @@ export function findSession(
   id: string,
   now: number,
 ): { session: SessionRow; user: UserRow } | null {
-  const row = db
-    .prepare(
-      `SELECT s.id_hash AS idHash, s.user_id AS userId, s.method, s.created_at AS createdAt,
+  const row = statement(
+    db,
+    `SELECT s.id_hash AS idHash, s.user_id AS userId, s.method, s.created_at AS createdAt,
               s.expires_at AS expiresAt, s.last_seen_at AS lastSeenAt,
               u.id, u.email, u.role, u.password, u.source, u.created_at AS userCreatedAt,
               u.last_sign_in_at AS lastSignInAt
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = ?`,
-    )
-    .get(sha256(id)) as Record<string, unknown> | undefined;
+  ).get(sha256(id)) as Record<string, unknown> | undefined;
   if (!row || (row.expiresAt as number) <= now) return null;
   return {
     session: {
@@ -75,24 +76,24 @@ export function findSession(
 
 export function deleteSession(deps: Deps, idHashHex: string): Promise<void> {
   return deps.store.writer.run((db) => {
-    db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(Buffer.from(idHashHex, 'hex'));
+    statement(db, 'DELETE FROM sessions WHERE id_hash = ?').run(Buffer.from(idHashHex, 'hex'));
   });
 }
 
 /** Ends every session of an account except `keepHashHex` (the caller's own, after a password change). */
 export function endSessionsOf(db: DatabaseSync, userId: string, keepHashHex: string | null = null): void {
   if (keepHashHex) {
-    db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(
+    statement(db, 'DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(
       userId,
       Buffer.from(keepHashHex, 'hex'),
     );
   } else {
-    db.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
+    statement(db, 'DELETE FROM sessions WHERE user_id = ?').run(userId);
   }
 }
 
 export function touchSession(db: DatabaseSync, idHash: Buffer, now: number): void {
-  db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
+  statement(db, 'UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
 }
 
 /** The session id of the request's cookie, parsed here because access is decided before body parsing. */

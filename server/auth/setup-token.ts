@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Deps } from '../deps.ts';
+import { statement } from '../store/statements.ts';
 import { randomSecret } from './secrets.ts';
 
 const spentKey = 'setup_spent';
@@ -11,12 +12,12 @@ export function setupTokenFile(dataDir: string): string {
 }
 
 export function setupSpent(db: DatabaseSync): boolean {
-  return db.prepare('SELECT 1 FROM meta WHERE key = ?').get(spentKey) !== undefined;
+  return statement(db, 'SELECT 1 FROM meta WHERE key = ?').get(spentKey) !== undefined;
 }
 
 /** Marks setup as done; runs inside the writer with the first account's insert. */
 export function spendSetup(db: DatabaseSync, now: number): void {
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(spentKey, String(now));
+  statement(db, 'INSERT INTO meta (key, value) VALUES (?, ?)').run(spentKey, String(now));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
+import { statement } from '../store/statements.ts';
 import { type TokenScope, tokenScopes } from './access.ts';
 import { publicId, randomSecret, sha256 } from './secrets.ts';
 
@@ -39,7 +40,8 @@ export async function createToken(
     lastUsedAt: null,
   };
   await deps.store.writer.run((db) => {
-    db.prepare(
+    statement(
+      db,
       'INSERT INTO tokens (id, hash, scope, label, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(row.id, sha256(token), row.scope, row.label, input.createdBy, row.createdAt);
   });
@@ -50,20 +52,21 @@ export async function createToken(
 export function findToken(db: DatabaseSync, text: string): TokenRow | null {
   if (!text.startsWith(tokenPrefix) || text.length > 200) return null;
   return (
-    (db.prepare(`SELECT ${columns} FROM tokens WHERE hash = ?`).get(sha256(text)) as TokenRow | undefined) ??
-    null
+    (statement(db, `SELECT ${columns} FROM tokens WHERE hash = ?`).get(sha256(text)) as
+      | TokenRow
+      | undefined) ?? null
   );
 }
 
 export function listTokens(db: DatabaseSync): TokenRow[] {
-  return db.prepare(`SELECT ${columns} FROM tokens ORDER BY created_at, id`).all() as TokenRow[];
+  return statement(db, `SELECT ${columns} FROM tokens ORDER BY created_at, id`).all() as TokenRow[];
 }
 
 /** Returns false when no such token exists. */
 export function deleteToken(deps: Deps, id: string): Promise<boolean> {
-  return deps.store.writer.run((db) => db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes > 0);
+  return deps.store.writer.run((db) => statement(db, 'DELETE FROM tokens WHERE id = ?').run(id).changes > 0);
 }
 
 export function touchToken(db: DatabaseSync, id: string, now: number): void {
-  db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(now, id);
+  statement(db, 'UPDATE tokens SET last_used_at = ? WHERE id = ?').run(now, id);
 }

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
+import { statement } from '../store/statements.ts';
 import type { Role, User } from './access.ts';
 import { publicId } from './secrets.ts';
 
@@ -25,20 +26,20 @@ const columns = 'id, email, role, password, source, created_at AS createdAt, las
 
 export function userByEmail(db: DatabaseSync, email: string): UserRow | null {
   return (
-    (db.prepare(`SELECT ${columns} FROM users WHERE email = ?`).get(email) as UserRow | undefined) ?? null
+    (statement(db, `SELECT ${columns} FROM users WHERE email = ?`).get(email) as UserRow | undefined) ?? null
   );
 }
 
 export function userById(db: DatabaseSync, id: string): UserRow | null {
-  return (db.prepare(`SELECT ${columns} FROM users WHERE id = ?`).get(id) as UserRow | undefined) ?? null;
+  return (statement(db, `SELECT ${columns} FROM users WHERE id = ?`).get(id) as UserRow | undefined) ?? null;
 }
 
 export function listUsers(db: DatabaseSync): UserRow[] {
-  return db.prepare(`SELECT ${columns} FROM users ORDER BY created_at, email`).all() as UserRow[];
+  return statement(db, `SELECT ${columns} FROM users ORDER BY created_at, email`).all() as UserRow[];
 }
 
 export function adminCount(db: DatabaseSync): number {
-  return (db.prepare(`SELECT count(*) AS n FROM users WHERE role = 'admin'`).get() as { n: number }).n;
+  return (statement(db, `SELECT count(*) AS n FROM users WHERE role = 'admin'`).get() as { n: number }).n;
 }
 
 /** Inserts an account; returns null when the email is taken. Runs inside the writer. */
@@ -47,18 +48,17 @@ export function insertUser(
   user: { email: string; role: Role; password: string | null; source: string; now: number },
 ): UserRow | null {
   const id = publicId();
-  const result = db
-    .prepare(
-      `INSERT INTO users (id, email, role, password, source, created_at) VALUES (?, ?, ?, ?, ?, ?)
+  const result = statement(
+    db,
+    `INSERT INTO users (id, email, role, password, source, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (email) DO NOTHING`,
-    )
-    .run(id, user.email, user.role, user.password, user.source, user.now);
+  ).run(id, user.email, user.role, user.password, user.source, user.now);
   if (result.changes === 0) return null;
   return userById(db, id);
 }
 
 export function touchSignIn(db: DatabaseSync, userId: string, now: number): void {
-  db.prepare('UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
+  statement(db, 'UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
 }
 
 /** The public view of an account: never the password hash. */

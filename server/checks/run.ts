@@ -14,7 +14,7 @@ export type RunOutcome = {
 };
 
 export type RunContext = {
-  /** The server's environment, for `${NAME}` in header values. */
+  /** The server's environment, for `${NAME}` in targets and header values. */
   env: Readonly<Record<string, string | undefined>>;
   /** Aborted at the check's timeout. */
   signal: AbortSignal;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { FakeClock } from '../clock.ts';
 import {
   applyHeartbeat,
   applyRun,
@@ -140,4 +141,52 @@ test('heartbeats change at once; agent silence makes a check unknown', () => {
   const silent = applyUnknown(up, 5);
   assert.equal(silent.state.status, 'unknown');
   assert.deepEqual(silent.transition, { from: 'up', to: 'unknown' });
+});
+
+test('a check that was down, then unknown, recovers only after two successes and 3 minutes', async () => {
+  const clock = new FakeClock();
+  let state = initialState();
+  const run = async (status: RunStatus, afterMs = 10 * S) => {
+    await clock.advance(afterMs);
+    const applied = applyRun(state, status, clock.now());
+    state = applied.state;
+    return applied.transition;
+  };
+  await run('down');
+  assert.deepEqual(await run('down'), { from: 'unknown', to: 'down' });
+  await clock.advance(M);
+  const silent = applyUnknown(state, clock.now());
+  state = silent.state;
+  assert.deepEqual(silent.transition, { from: 'down', to: 'unknown' });
+
+  // The agent is back: its first success makes the check down again (not up), the recovery rule runs.
+  assert.deepEqual(await run('up'), { from: 'unknown', to: 'down' });
+  assert.equal(await run('up'), null, 'two successes are not enough within 3 minutes');
+  for (let i = 0; i < 15; i++) assert.equal(await run('up'), null, `still down at ${i}`);
+  assert.equal(state.status, 'down');
+  assert.deepEqual(
+    await run('up', 20 * S),
+    { from: 'down', to: 'up' },
+    'recovered 3 minutes after the first',
+  );
+
+  // Silent again while down and recovering: the streak starts over; a failure is down at once.
+  await run('down');
+  await run('down');
+  await run('up');
+  state = applyUnknown(state, clock.now()).state;
+  assert.deepEqual(await run('down'), { from: 'unknown', to: 'down' });
+  // Silent again while already unknown: the recovery stays pending.
+  state = applyUnknown(applyUnknown(state, clock.now()).state, clock.now()).state;
+  assert.deepEqual(await run('up'), { from: 'unknown', to: 'down' });
+  assert.deepEqual(await run('up', 3 * M), { from: 'down', to: 'up' }, 'second success, 3 minutes later');
+});
+
+test('a new or up check that becomes unknown is up after one success, as before', () => {
+  const fresh = applyUnknown(initialState(), 0).state;
+  assert.deepEqual(applyRun(fresh, 'up', 1).transition, { from: 'unknown', to: 'up' });
+  const up = applyRun(initialState(), 'up', 0).state;
+  const silent = applyUnknown(applyRun(up, 'down', 1).state, 2).state;
+  assert.deepEqual(applyRun(silent, 'up', 3).transition, { from: 'unknown', to: 'up' });
+  assert.equal(applyRun(silent, 'down', 3).state.status, 'unknown', 'one failure is not down');
 });

@@ -10,6 +10,10 @@ export type CheckState = {
   status: CheckStatus;
   /** When the check took its status; null before its first status change. */
   since: number | null;
+  /**
+   * Failed runs in a row. An unknown check that was down keeps FAILS_TO_DOWN here: its recovery is still
+   * pending (kept in the stored streak, so it survives a restart).
+   */
   failStreak: number;
   okStreak: number;
   /** Time of the first success of the current success streak. */
@@ -37,17 +41,20 @@ export function applyRun(
   ts: number,
 ): { state: CheckState; transition: Transition | null } {
   const next: CheckState = { ...state };
+  // A check that was down before its agent went silent is down again at its next run: recovering
+  // from it takes the same two successes and 3 minutes as from down.
+  const status = recoveryPending(state) ? 'down' : state.status;
   if (run === 'down') {
     next.failStreak = state.failStreak + 1;
     next.okStreak = 0;
     next.okSince = null;
-    const to = state.status !== 'down' && next.failStreak >= FAILS_TO_DOWN ? 'down' : state.status;
+    const to = status !== 'down' && next.failStreak >= FAILS_TO_DOWN ? 'down' : status;
     return settle(state, next, to, ts);
   }
   next.failStreak = 0;
   next.okStreak = state.okStreak + 1;
   next.okSince = state.okSince ?? ts;
-  if (state.status === 'down') {
+  if (status === 'down') {
     const recovered = next.okStreak >= OKS_TO_RECOVER && ts - next.okSince >= RECOVERY_MS;
     return settle(state, next, recovered ? run : 'down', ts);
   }
@@ -69,12 +76,22 @@ export function applyHeartbeat(
   return settle(state, next, run, ts);
 }
 
-/** The check's agent went silent: the check is unknown until its next run. */
+/**
+ * The check's agent went silent: the check is unknown until its next run. A check that was down (or
+ * unknown with its recovery pending) keeps its recovery pending; a recovery streak starts over.
+ */
 export function applyUnknown(
   state: CheckState,
   ts: number,
 ): { state: CheckState; transition: Transition | null } {
-  return settle(state, { ...initialState(), since: state.since }, 'unknown', ts);
+  const wasDown = state.status === 'down' || recoveryPending(state);
+  const next = { ...initialState(), since: state.since, failStreak: wasDown ? FAILS_TO_DOWN : 0 };
+  return settle(state, next, 'unknown', ts);
+}
+
+/** Unknown after down: two failures in a row make any other check down, so unknown never has them. */
+function recoveryPending(state: CheckState): boolean {
+  return state.status === 'unknown' && state.failStreak >= FAILS_TO_DOWN;
 }
 
 function settle(

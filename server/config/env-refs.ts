@@ -1,7 +1,7 @@
 /**
  * `${NAME}` references to environment variables, for mon.toml values (expanded when the file loads) and
- * for check header values (kept as written and expanded by the http runner at each run, so that secrets
- * stay out of the stored configuration). NAME is letters, digits and `_`, not starting with a digit; any
+ * for check targets and header values (kept as written and expanded by the runners at each run, so that
+ * secrets stay out of the stored configuration and its reads). NAME is letters, digits and `_`, not starting with a digit; any
  * other `$` is kept as written. A variable set to the empty string is set.
  */
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

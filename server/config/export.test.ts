@@ -182,3 +182,33 @@ test('an empty configuration exports to a file that loads', () => {
   assert.deepEqual(exported.secrets, []);
   assert.ok(loadConfigText(exported.toml, { env: {} }).ok);
 });
+
+test('check targets that use references are exported with the reference and load back the same', () => {
+  const text = `
+[[check]]
+name = "api"
+service = "shop"
+url = "https://api.example.com/status?apikey=\${MY_KEY}"
+[[check]]
+name = "pg"
+service = "db"
+tcp = "\${DB_HOST}:5432"
+`;
+  const environment = { MY_KEY: 'topsecretvalue', DB_HOST: 'db.internal' };
+  const original = load(text, environment);
+  const exported = exportConfig(original, original.references, []);
+  assert.ok(!exported.toml.includes('topsecretvalue'));
+  const tree = parse(exported.toml) as { check: Record<string, unknown>[] };
+  assert.equal(tree.check[0]?.url, `https://api.example.com/status?apikey=\${MY_KEY}`);
+  assert.equal(tree.check[1]?.tcp, `\${DB_HOST}:5432`);
+  assert.deepEqual(
+    exported.secrets.map((s) => [s.name, s.key]),
+    [
+      ['MY_KEY', 'check[0].url'],
+      ['DB_HOST', 'check[1].tcp'],
+    ],
+  );
+  const reloaded = load(exported.toml, environment);
+  assert.deepEqual(reloaded.checks, original.checks);
+  assert.equal(exportConfig(reloaded, reloaded.references, []).toml, exported.toml);
+});

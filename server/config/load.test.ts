@@ -119,7 +119,7 @@ test('translates checks and heartbeats to API bodies', () => {
   assert.ok(config.managed.services.has('shop'));
 });
 
-test('references to environment variables are taken from the environment; header values keep the reference', () => {
+test('references to environment variables are taken from the environment; targets and header values keep the reference', () => {
   const target = `url = "\${BASE}/health"\nheaders = { Authorization = "Bearer \${API_TOKEN}" }`;
   const text = `${check('api', 's', target)}
 [[alert]]
@@ -129,7 +129,7 @@ chat_id = 42
 `;
   const env = { BASE: 'https://api.example', API_TOKEN: 't0k', TG_TOKEN: 'bot:123' };
   const config = configOf(text, { env });
-  assert.equal(config.checks[0]?.body.target, 'https://api.example/health');
+  assert.equal(config.checks[0]?.body.target, `\${BASE}/health`);
   assert.deepEqual(config.checks[0]?.body.headers, { Authorization: `Bearer \${API_TOKEN}` });
   assert.equal(config.alerts[0]?.settings.secret, 'bot:123');
   assert.equal(config.alerts[0]?.settings.chatId, '42');
@@ -327,4 +327,43 @@ test('top-level tables are validated', () => {
     'host[0].cpu: must be a number from 1 to 100, or false',
   );
   assert.equal(errorOf('[[service]]\nname = "s"\ntier = "gold"\n').split(':')[0], 'service[0].tier');
+});
+
+test('every target key keeps its references; a variable that is not set names it and the key', () => {
+  const text = [
+    check('web', 's', `url = "http://127.0.0.1:9/?apikey=\${MY_KEY}"`),
+    check('db', 's', `tcp = "\${DB_HOST}:\${DB_PORT}"`),
+    check('name', 's', `dns = "\${ZONE}.example.com"`),
+    check('box', 's', `ping = "\${BOX}"`),
+    check('reg', 's', `domain = "\${DOMAIN}"`),
+  ].join('');
+  const env = {
+    MY_KEY: 'topsecretvalue',
+    DB_HOST: 'db',
+    DB_PORT: '5432',
+    ZONE: 'a',
+    BOX: 'b',
+    DOMAIN: 'c.io',
+  };
+  const config = configOf(text, { env });
+  assert.deepEqual(
+    config.checks.map((c) => c.body.target),
+    [
+      `http://127.0.0.1:9/?apikey=\${MY_KEY}`,
+      `\${DB_HOST}:\${DB_PORT}`,
+      `\${ZONE}.example.com`,
+      `\${BOX}`,
+      `\${DOMAIN}`,
+    ],
+  );
+  assert.ok(!JSON.stringify(config).includes('topsecretvalue'));
+  assert.equal(
+    errorOf(text, { env: { ...env, MY_KEY: undefined, DB_PORT: undefined } }),
+    'check[0].url: environment variable MY_KEY is not set\ncheck[1].tcp: environment variable DB_PORT is not set',
+  );
+  // The rest of the target is validated as usual.
+  assert.equal(
+    errorOf(check('db', 's', `tcp = "\${DB_HOST}:port"`), { env }),
+    'check[0].tcp: must be host:port',
+  );
 });

@@ -6,7 +6,7 @@ import { fileCheckToBody } from './checks.ts';
 import { collisions, dependencyErrors } from './collisions.ts';
 import type { Env } from './env-refs.ts';
 import { interpolate, type Path, type PathError } from './interpolate.ts';
-import { type FileInput, fileSchema } from './schema.ts';
+import { type FileInput, fileSchema, type TargetKey, targetKeys } from './schema.ts';
 import {
   defaultHostAlerts,
   defaultRetention,
@@ -44,8 +44,12 @@ export function loadConfigText(text: string, options: LoadOptions): LoadResult {
     }
     throw error;
   }
-  // Header values keep their references: the http runner expands them when it runs the check.
-  const keepRaw = (path: Path) => path.length === 4 && path[0] === 'check' && path[2] === 'headers';
+  // Check targets and header values keep their references (reads show the reference, never the
+  // value): the runners expand them when they run the check.
+  const keepRaw = (path: Path) =>
+    path[0] === 'check' &&
+    ((path.length === 4 && path[2] === 'headers') ||
+      (path.length === 3 && targetKeys.includes(path[2] as TargetKey)));
   const interpolated = interpolate(tree, options.env, keepRaw);
   if (interpolated.errors.length > 0) return failure(interpolated.errors);
 

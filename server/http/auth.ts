@@ -16,6 +16,7 @@ import { discardSetupToken, setupSpent, spendSetup } from '../auth/setup-token.t
 import { emailSchema, insertUser, userByEmail, userById } from '../auth/users.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, forbidden, invalid, Problem } from '../problem.ts';
+import { statement } from '../store/statements.ts';
 
 const setupSchema = z.strictObject({
   token: z.string('must be a string').min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
@@ -69,7 +70,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
       const made = insertUser(db, { email: body.email, role: 'admin', password: hash, source: 'setup', now });
       if (made) return made;
       // The address already signed in through a proxy or provider: it becomes the first admin.
-      db.prepare(`UPDATE users SET role = 'admin', password = ?, source = 'setup' WHERE email = ?`).run(
+      statement(db, `UPDATE users SET role = 'admin', password = ?, source = 'setup' WHERE email = ?`).run(
         hash,
         body.email,
       );
@@ -120,7 +121,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
     }
     const hash = await hasher.hash(body.password);
     await deps.store.writer.run((db) => {
-      db.prepare('UPDATE users SET password = ? WHERE id = ?').run(hash, account.id);
+      statement(db, 'UPDATE users SET password = ? WHERE id = ?').run(hash, account.id);
       endSessionsOf(db, account.id, person.sessionId);
     });
     return reply.code(204).send();

@@ -16,6 +16,7 @@ import {
 } from '../auth/users.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
+import { statement } from '../store/statements.ts';
 
 const newUserSchema = z.strictObject({
   email: emailSchema,
@@ -60,10 +61,10 @@ export function registerUsers(app: FastifyInstance, deps: Deps): void {
       const user = existing(db, id);
       if (body.role && body.role !== user.role) {
         if (user.role === 'admin' && adminCount(db) <= 1) throw conflict('the last admin cannot be demoted');
-        db.prepare('UPDATE users SET role = ? WHERE id = ?').run(body.role, id);
+        statement(db, 'UPDATE users SET role = ? WHERE id = ?').run(body.role, id);
       }
       if (hash) {
-        db.prepare('UPDATE users SET password = ? WHERE id = ?').run(hash, id);
+        statement(db, 'UPDATE users SET password = ? WHERE id = ?').run(hash, id);
         // A new password set by an admin signs the person out everywhere.
         endSessionsOf(db, id);
       }
@@ -78,7 +79,7 @@ export function registerUsers(app: FastifyInstance, deps: Deps): void {
       const user = existing(db, id);
       if (user.role === 'admin' && adminCount(db) <= 1) throw conflict('the last admin cannot be removed');
       // Sessions go with the account (ON DELETE CASCADE).
-      db.prepare('DELETE FROM users WHERE id = ?').run(id);
+      statement(db, 'DELETE FROM users WHERE id = ?').run(id);
     });
     return reply.code(204).send();
   });

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { evaluate } from '../assertions.ts';
 import type { Runner } from '../run.ts';
-import { down, safe, timedOut } from './shared.ts';
+import { down, resolveTarget, safe, timedOut } from './shared.ts';
 
 /** What DNS error codes mean, in words. */
 const dnsErrors: Record<string, string> = {
@@ -22,7 +22,9 @@ const errorOrder = ['ENOTFOUND', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED', 'ETIME
  * CNAME target, which `equals` and `bodyContains` look at.
  */
 export const dnsRunner: Runner = safe(async (check, ctx) => {
-  const name = check.target ?? '';
+  const resolved = resolveTarget(check, ctx.env);
+  if ('outcome' in resolved) return resolved.outcome;
+  const name = resolved.target;
   const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));
   const resolver = new Resolver({ timeout: Math.max(100, Math.min(check.timeoutMs, 5000)), tries: 2 });

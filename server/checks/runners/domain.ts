@@ -1,5 +1,14 @@
 import type { Runner, RunOutcome } from '../run.ts';
-import { DAY_MS, daysFromNow, down, isoDate, networkDetail, safe, timedOut } from './shared.ts';
+import {
+  DAY_MS,
+  daysFromNow,
+  down,
+  isoDate,
+  networkDetail,
+  resolveTarget,
+  safe,
+  timedOut,
+} from './shared.ts';
 
 export const DEFAULT_RDAP_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
 /** Registration expiring within this many days is degraded... */
@@ -19,7 +28,9 @@ const bootstraps = new Map<string, { at: number; services: Promise<Services> }>(
  * server for the top-level domain, which answers `<base>domain/<name>` with an `expiration` event.
  */
 export const domainRunner: Runner = safe(async (check, ctx) => {
-  const name = (check.target ?? '').trim().toLowerCase().replace(/\.$/, '');
+  const resolved = resolveTarget(check, ctx.env);
+  if ('outcome' in resolved) return resolved.outcome;
+  const name = resolved.target.trim().toLowerCase().replace(/\.$/, '');
   const { signal } = ctx;
   let services: Services;
   try {

@@ -7,7 +7,17 @@ import type { Assertion } from '../../../protocol/check.ts';
 import { expandAll, notSet } from '../../config/env-refs.ts';
 import { evaluate, needsBody, statusMatches } from '../assertions.ts';
 import type { Runner, RunOutcome } from '../run.ts';
-import { DAY_MS, daysFromNow, down, isoDate, networkDetail, safe, timedOut, worst } from './shared.ts';
+import {
+  DAY_MS,
+  daysFromNow,
+  down,
+  isoDate,
+  networkDetail,
+  resolveTarget,
+  safe,
+  timedOut,
+  worst,
+} from './shared.ts';
 
 /** GET and HEAD follow this many redirects; one more is a failure. */
 export const MAX_REDIRECTS = 5;
@@ -21,13 +31,15 @@ const redirectCodes = new Set([301, 302, 303, 307, 308]);
 type Response = { res: IncomingMessage; certExpires: number | null };
 
 export const httpRunner: Runner = safe(async (check, ctx) => {
+  const resolved = resolveTarget(check, ctx.env);
+  if ('outcome' in resolved) return resolved.outcome;
   const headers = expandAll(check.headers, ctx.env);
   if (!headers.ok) return down(`${notSet(headers.missing)} (used in a header)`);
   const method = check.method ?? 'GET';
   const follow = method === 'GET' || method === 'HEAD';
   const { signal } = ctx;
   const start = performance.now();
-  let url = new URL(check.target!);
+  let url = new URL(resolved.target);
   const origin = url.origin;
   let expiry: RunOutcome['expiry'];
   const fail = (detail: string, latencyMs: number | null = null): RunOutcome => ({

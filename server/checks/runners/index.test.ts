@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { test } from 'node:test';
 import { checkKinds } from '../../../protocol/check.ts';
-import { checkOf, contextOf } from './fixtures/context.ts';
+import { checkOf, contextOf, listen } from './fixtures/context.ts';
 import { runners } from './index.ts';
 
 test('every kind except heartbeat has a runner', () => {
@@ -29,5 +30,60 @@ test('runners never throw: an aborted run is an outcome', async () => {
       contextOf({ signal: controller.signal, rdapBootstrapUrl: 'http://127.0.0.1:9/dns.json' }),
     );
     assert.deepEqual(out, { status: 'down', latencyMs: null, detail: 'timed out after 400 ms' }, kind);
+  }
+});
+
+test('runners fill in references in the target; a missing variable or a bad value is down naming it', async () => {
+  const targets = {
+    http: `http://127.0.0.1:\${PORT}/status?key=\${KEY}`,
+    tcp: `127.0.0.1:\${PORT}`,
+    dns: `\${ZONE}.test`,
+    ping: `\${BOX}`,
+    domain: `\${DOMAIN}`,
+  };
+  const first = { http: 'PORT', tcp: 'PORT', dns: 'ZONE', ping: 'BOX', domain: 'DOMAIN' };
+  const bad = { PORT: 'x y', KEY: 'secret-key', ZONE: '-bad', BOX: '-f', DOMAIN: 'no-dot' };
+  const problems = {
+    http: `target with \${PORT}, \${KEY} filled in: must be an http:// or https:// URL`,
+    tcp: `target with \${PORT} filled in: must be host:port`,
+    dns: `target with \${ZONE} filled in: must be a DNS name`,
+    ping: `target with \${BOX} filled in: must be a host name or an IP address`,
+    domain: `target with \${DOMAIN} filled in: must be a registered domain such as example.com`,
+  };
+  for (const [kind, run] of Object.entries(runners)) {
+    const k = kind as keyof typeof runners;
+    const check = checkOf({ kind: k, target: targets[k] });
+    assert.deepEqual(
+      await run(check, contextOf()),
+      {
+        status: 'down',
+        latencyMs: null,
+        detail: `environment variable ${first[k]} is not set (used in the target)`,
+      },
+      kind,
+    );
+    assert.deepEqual(
+      await run(check, contextOf({ env: bad })),
+      { status: 'down', latencyMs: null, detail: problems[k] },
+      kind,
+    );
+  }
+
+  const seen: string[] = [];
+  const web = http.createServer((req, res) => {
+    seen.push(req.url ?? '');
+    res.end('ok');
+  });
+  const port = String(await listen(web));
+  try {
+    const env = { PORT: port, KEY: 'secret-key' };
+    const up = await runners.http(checkOf({ kind: 'http', target: targets.http }), contextOf({ env }));
+    assert.equal(up.status, 'up');
+    assert.deepEqual(seen, ['/status?key=secret-key']);
+    const tcp = await runners.tcp(checkOf({ kind: 'tcp', target: targets.tcp }), contextOf({ env }));
+    assert.equal(tcp.status, 'up');
+  } finally {
+    web.closeAllConnections();
+    web.close();
   }
 });

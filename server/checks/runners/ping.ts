@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { evaluate } from '../assertions.ts';
 import type { Runner, RunOutcome } from '../run.ts';
-import { down, safe, timedOut, worst } from './shared.ts';
+import { down, resolveTarget, safe, timedOut, worst } from './shared.ts';
 
 /** Echo requests sent per run. */
 export const PING_COUNT = 3;
@@ -33,8 +33,10 @@ const notPermitted =
  * degraded; none: down. Latency is the mean round trip.
  */
 export const pingRunner: Runner = safe(async (check, ctx) => {
-  const target = check.target ?? '';
-  if (!target || target.startsWith('-')) return down(`not a host name or address: ${target}`);
+  const resolved = resolveTarget(check, ctx.env);
+  if ('outcome' in resolved) return resolved.outcome;
+  const { target } = resolved;
+  if (!target || target.startsWith('-')) return down(`not a host name or address: ${check.target}`);
   const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));
   // 0.2 s apart (the smallest interval ping allows without root), so a run takes well under a second when

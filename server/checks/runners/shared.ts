@@ -1,4 +1,5 @@
-import type { CheckDefinition } from '../../../protocol/check.ts';
+import { type CheckDefinition, targetProblem } from '../../../protocol/check.ts';
+import { type Env, expandReferences, notSet, referencedNames } from '../../config/env-refs.ts';
 import type { Runner, RunOutcome } from '../run.ts';
 
 /** Small pieces every runner uses. */
@@ -11,6 +12,27 @@ export function down(detail: string, latencyMs: number | null = null): RunOutcom
 
 export function timedOut(check: CheckDefinition): string {
   return `timed out after ${check.timeoutMs} ms`;
+}
+
+/**
+ * The check's target with its `${NAME}` references filled in from the server's environment. The stored
+ * check keeps the reference, so reads never show the value. A variable that is not set, or a filled-in
+ * target that is not valid for the kind, is a down outcome naming the variables, never their values.
+ */
+export function resolveTarget(
+  check: CheckDefinition,
+  env: Env,
+): { target: string } | { outcome: RunOutcome } {
+  const written = check.target ?? '';
+  const { value, missing } = expandReferences(written, env);
+  if (missing.length > 0) return { outcome: down(`${notSet(missing[0]!)} (used in the target)`) };
+  if (value === written) return { target: value };
+  const problem = targetProblem(check.kind, value.trim());
+  if (problem) {
+    const names = [...new Set(referencedNames(written))].map((name) => `\${${name}}`).join(', ');
+    return { outcome: down(`target with ${names} filled in: ${problem}`) };
+  }
+  return { target: value.trim() };
 }
 
 /** The worse of two statuses: down > degraded > up. */

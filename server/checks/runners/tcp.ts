@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { evaluate } from '../assertions.ts';
 import type { Runner } from '../run.ts';
-import { down, networkDetail, safe, timedOut } from './shared.ts';
+import { down, networkDetail, resolveTarget, safe, timedOut } from './shared.ts';
 
 /** Splits `host:port` and `[v6]:port`. */
 export function parseHostPort(target: string): { host: string; port: number } | null {
@@ -13,7 +13,9 @@ export function parseHostPort(target: string): { host: string; port: number } | 
 
 /** Opens a TCP connection and closes it at once; latency is the connect time (after name lookup). */
 export const tcpRunner: Runner = safe(async (check, ctx) => {
-  const target = parseHostPort(check.target ?? '');
+  const resolved = resolveTarget(check, ctx.env);
+  if ('outcome' in resolved) return resolved.outcome;
+  const target = parseHostPort(resolved.target);
   if (!target) return down(`not a host:port target: ${check.target}`);
   const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));

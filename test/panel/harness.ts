@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,21 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 export const artifacts = join(repoRoot, 'test-artifacts', 'panel');
 export const chromiumPath = process.env.MON_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Builds the panel when panel/dist is missing (a checkout without `npm install`'s build). */
+/** Builds the panel when panel/dist is missing or older than a source file, so tests see the code as it is. */
 export async function ensurePanelBuilt(): Promise<void> {
-  if (existsSync(join(repoRoot, 'panel', 'dist', 'index.html'))) return;
+  const index = join(repoRoot, 'panel', 'dist', 'index.html');
+  if (existsSync(index) && newestSource(join(repoRoot, 'panel')) <= statSync(index).mtimeMs) return;
   const vite = await import('vite');
   const root = join(repoRoot, 'panel');
   await vite.build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+function newestSource(panelDir: string): number {
+  const files = [join(panelDir, 'index.html'), join(panelDir, 'vite.config.ts')];
+  for (const entry of readdirSync(join(panelDir, 'src'), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.push(join(entry.parentPath, entry.name));
+  }
+  return Math.max(...files.filter((f) => existsSync(f)).map((f) => statSync(f).mtimeMs));
 }
 
 async function freePort(): Promise<number> {

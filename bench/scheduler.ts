@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCheckEngine } from '../server/checks/engine.ts';
-import { newId } from '../server/checks/manage.ts';
-import { initialState } from '../server/checks/state.ts';
-import { type CheckRecord, ensureService, insertCheck } from '../server/checks/store.ts';
+import { newId, newRecord } from '../server/checks/manage.ts';
+import { ensureService, insertCheck } from '../server/checks/store.ts';
 import { systemClock } from '../server/clock.ts';
 import { staticConfig } from '../server/config/service.ts';
 import type { Deps } from '../server/deps.ts';
@@ -58,7 +57,7 @@ export const benchmark: Benchmark = {
           target: `http://127.0.0.1:${port}/${i}`,
           everyMs: EVERY_MS,
         };
-        insertCheck(db, record(newId(), body, now));
+        insertCheck(db, newRecord(newId(), body, now, false, null));
       }
     });
 
@@ -148,30 +147,5 @@ export const benchmark: Benchmark = {
     ];
   },
 };
-
-function record(id: string, body: CheckRecord['body'], now: number): CheckRecord {
-  return {
-    id,
-    name: body.name,
-    service: body.service,
-    kind: body.kind,
-    body,
-    managed: false,
-    hostDefined: false,
-    createdAt: now,
-    state: initialState(),
-    lastRunAt: null,
-    lastLatencyMs: null,
-    lastDetail: null,
-    lastValue: null,
-    expiry: null,
-    expiryState: null,
-    pingTokenHash: null,
-    pingTokenFile: false,
-    pingUrlsMade: 0,
-    lastPingAt: null,
-    startedAt: null,
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

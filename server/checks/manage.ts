@@ -23,7 +23,8 @@ export const newId = () => randomBytes(8).toString('hex');
 export const newPingToken = () => `btp_${randomBytes(16).toString('hex')}`;
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-function newRecord(
+/** A check record as a new check starts: unknown, never run. */
+export function newRecord(
   id: string,
   body: CheckBody,
   now: number,

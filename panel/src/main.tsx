@@ -4,7 +4,11 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { ApiError } from './lib/api.ts';
 import { authKey } from './lib/session.ts';
-import './styles.css';
+import './styles/theme.css';
+import './styles/layout.css';
+import './styles/forms.css';
+import './styles/data.css';
+import './styles/screens.css';
 
 const client: QueryClient = new QueryClient({
   // A 401 anywhere means the session ended: ask again who is signed in, which shows the sign-in page.

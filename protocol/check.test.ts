@@ -94,3 +94,9 @@ test('targets with references to environment variables are valid when the refere
     assert.equal(target(kind!, value!), 'target', `${kind} ${value}`);
   }
 });
+
+test('cron takes five fields only (no seconds) and names carry no invisible format characters', () => {
+  assert.equal(fieldOf({ ...base, kind: 'heartbeat', cron: '* * * * * *' }), 'cron');
+  assert.equal(fieldOf({ ...base, kind: 'heartbeat', cron: '*/5 * * * *' }), null);
+  assert.equal(fieldOf({ ...base, name: 'ab\u202ecd', kind: 'heartbeat', everyMs: 60_000 }), 'name');
+});

@@ -22,7 +22,7 @@ export const nameSchema = z
   .trim()
   .min(1, 'must not be empty')
   .max(100, 'must be at most 100 characters')
-  .regex(/^[^/\\?#\p{Cc}]+$/u, 'must not contain /, \\, ?, # or control characters');
+  .regex(/^[^/\\?#\p{Cc}\p{Cf}]+$/u, 'must not contain /, \\, ?, # or control or format characters');
 
 const statusPattern = z.union([
   z.number().int().min(100).max(599),
@@ -312,13 +312,14 @@ function validTimeZone(zone: string): boolean {
   }
 }
 
-/** Why `expr` is not a usable five- or six-field cron expression in `timezone`, or null. */
+/** Why `expr` is not a usable five-field cron expression in `timezone`, or null (no seconds field: runs are at least a minute apart). */
 export function cronProblem(expr: string, timezone: string): string | null {
   let cron: Cron;
   try {
-    cron = new Cron(expr, { timezone, paused: true, mode: '5-or-6-parts' });
-  } catch (error) {
-    return `must be a cron expression with five fields: ${(error as Error).message}`;
+    cron = new Cron(expr, { timezone, paused: true, mode: '5-part' });
+  } catch {
+    // Not croner's message: it quotes the value, which may have come from a secret `${NAME}`.
+    return 'must be a cron expression with five fields: minute hour day-of-month month day-of-week';
   }
   return cron.nextRun() ? null : 'never matches a date';
 }

@@ -1,8 +1,8 @@
-import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
-import { ApiError } from './lib/api.ts';
+import { ApiError, whenSignedOut } from './lib/api.ts';
 import { authKey } from './lib/session.ts';
 import './styles/theme.css';
 import './styles/layout.css';
@@ -11,13 +11,6 @@ import './styles/data.css';
 import './styles/screens.css';
 
 const client: QueryClient = new QueryClient({
-  // A 401 anywhere means the session ended: ask again who is signed in, which shows the sign-in page.
-  queryCache: new QueryCache({
-    onError: (error) => {
-      if (error instanceof ApiError && error.status === 401)
-        void client.invalidateQueries({ queryKey: authKey });
-    },
-  }),
   defaultOptions: {
     queries: {
       // The live stream says when data changed; this is only the fallback when it is down.
@@ -29,6 +22,10 @@ const client: QueryClient = new QueryClient({
     mutations: { retry: false },
   },
 });
+
+// A 401 anywhere (a read or a save) means the session ended: ask again who is signed in, which shows
+// the sign-in page.
+whenSignedOut(() => void client.invalidateQueries({ queryKey: authKey }));
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

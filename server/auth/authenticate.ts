@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { forbidden, Problem } from '../problem.ts';
+import { statement } from '../store/statements.ts';
 import { type Access, type Authenticator, type Principal, refusal } from './access.ts';
 import { oidcAdmits, oidcRole } from './oidc.ts';
 import { expectedOrigin, isWrite, originAllowed } from './origin.ts';
@@ -94,4 +95,23 @@ async function find(deps: Deps, request: FastifyRequest): Promise<Principal | nu
     sessionId: session.idHash.toString('hex'),
     user: { id: user.id, email: user.email, role },
   };
+}
+
+/**
+ * Whether a caller found when a long-lived response began still holds: the session not ended or
+ * expired, the token not revoked, the account not removed. The live stream asks before each write.
+ */
+export function stillValid(deps: Deps, principal: Principal | null): boolean {
+  if (!principal) return false;
+  const db = deps.store.read;
+  if (principal.kind === 'token') {
+    return statement(db, 'SELECT 1 FROM tokens WHERE id = ?').get(principal.tokenId) !== undefined;
+  }
+  if (principal.sessionId === null) {
+    return statement(db, 'SELECT 1 FROM users WHERE id = ?').get(principal.user.id) !== undefined;
+  }
+  const row = statement(db, 'SELECT expires_at AS expiresAt FROM sessions WHERE id_hash = ?').get(
+    Buffer.from(principal.sessionId, 'hex'),
+  ) as { expiresAt: number } | undefined;
+  return row !== undefined && row.expiresAt > deps.clock.now();
 }

@@ -16,6 +16,7 @@ import { z } from 'zod';
  *   allowed_emails = ["ann@example.com"]  # who may sign in: these addresses ...
  *   allowed_domains = ["example.com"]     # ... or any verified address of these domains
  *   admins = ["ann@example.com"]          # these get the admin role, everyone else allowed is a viewer
+ *   require_verified_email = true         # false: accept addresses without an email_verified claim
  *
  *   [auth.proxy]                          # forward auth, trusted only from trusted_proxies
  *   email_header = "Remote-Email"
@@ -40,6 +41,8 @@ export const oidcProviderSchema = z.strictObject({
   allowed_emails: emailList,
   allowed_domains: domainList,
   admins: emailList,
+  // Some providers never send `email_verified`; set false to accept their addresses without it.
+  require_verified_email: z.boolean().default(true),
 });
 export type OidcProviderConfig = z.infer<typeof oidcProviderSchema>;
 

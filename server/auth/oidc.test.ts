@@ -53,7 +53,10 @@ before(async () => {
     // The account id is the email address; `unverified@…` has an unverified one.
     findAccount: (_ctx: unknown, sub: string) => ({
       accountId: sub,
-      claims: () => ({ sub, email: sub, email_verified: !sub.startsWith('unverified@') }),
+      claims: () =>
+        sub.startsWith('unmarked@')
+          ? { sub, email: sub }
+          : { sub, email: sub, email_verified: !sub.startsWith('unverified@') },
     }),
     // Consent is granted at once, so the only interaction is the login form.
     loadExistingGrant: async (ctx: {
@@ -214,6 +217,10 @@ test('addresses the provider rules do not admit are refused', async () => {
 
   const unverified = await signIn('unverified@example.com');
   assert.equal(unverified.callback.statusCode, 403);
+  // No email_verified claim at all is not taken as verified.
+  const unmarked = await signIn('unmarked@example.com');
+  assert.equal(unmarked.callback.statusCode, 403);
+  assert.equal(unmarked.callback.json().detail, 'the provider has not verified this email address');
 });
 
 test('an account an admin made in mon may sign in through the provider', async () => {

@@ -107,7 +107,11 @@ export async function finishSignIn(deps: Deps, request: FastifyRequest, reply: F
     deps.log.warn('OpenID Connect sign-in failed', { provider: provider.name, error: errorText(error) });
     throw forbidden(`sign-in with ${provider.name} failed`);
   }
-  if (verified === false) throw forbidden('the provider has not verified this email address');
+  // Unless the provider is set to vouch for addresses it does not mark, the claim must say verified:
+  // an unmarked address could be anyone's, an admin's included.
+  if (verified !== true && (verified === false || provider.require_verified_email)) {
+    throw forbidden('the provider has not verified this email address');
+  }
   let account = userByEmail(deps.store.read, email);
   if (!oidcAdmits(provider, email, account)) throw forbidden('this account may not sign in');
   if (!account) {

@@ -7,7 +7,7 @@ function cronOf(expr: string, timezone: string): Cron {
   const key = `${timezone} ${expr}`;
   let cron = cache.get(key);
   if (!cron) {
-    cron = new Cron(expr, { timezone, paused: true, mode: '5-or-6-parts' });
+    cron = new Cron(expr, { timezone, paused: true, mode: '5-part' });
     if (cache.size > 10_000) cache.clear();
     cache.set(key, cron);
   }

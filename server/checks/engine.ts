@@ -115,7 +115,10 @@ export class CheckEngine {
     this.scheduler.start();
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);
     this.plan(() => pruneResults(this.deps, [...this.entries.keys()]), HOUR);
-    await this.reconcile();
+    // A mon.toml rejected at start leaves an empty configuration: its checks stay as stored (running,
+    // history kept) until a good file loads, rather than being deleted.
+    if (this.deps.config.error() === null) await this.reconcile();
+    else this.deps.log.warn('mon.toml has an error: its checks run as last loaded');
     this.unsubscribe = this.deps.config.onChange(() => void this.reconcile());
   }
 

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CheckBody } from '../../protocol/check.ts';
+import { FakeClock } from '../clock.ts';
 import { type ConfigService, type LiveConfig, managedNames, staticConfig } from '../config/service.ts';
+import { silentLog } from '../log.ts';
+import { createServer, type Server } from '../start.ts';
+import { tempDir } from '../testing.ts';
+import { checkEngine } from './engine.ts';
 import { hashToken } from './manage.ts';
 import { panelCheckNames, panelChecksForExport } from './store.ts';
 import { type Any, checkServer } from './testkit.ts';
@@ -106,4 +113,44 @@ test('a file check named like a panel check is skipped', async (t) => {
   await engine.reconcile();
   assert.equal(engine.get(id)!.rec.managed, false);
   assert.equal(engine.all().length, 1);
+});
+
+test('a mon.toml rejected at start keeps its stored checks and their history until a good file loads', async () => {
+  const data = tempDir();
+  const configPath = join(data.dir, 'mon.toml');
+  const reference = ['$', '{HB_TOKEN}'].join('');
+  writeFileSync(
+    configPath,
+    `[[check]]\nname = "nightly"\nservice = "jobs"\nevery = "1d"\nping_token = "${reference}"\n`,
+  );
+  const good = { HB_TOKEN: `btp_${'b'.repeat(32)}` };
+  const start = async (env: Record<string, string>) =>
+    createServer({
+      dataDir: data.dir,
+      configPath,
+      env,
+      log: silentLog,
+      clock: new FakeClock(Date.UTC(2026, 0, 1)),
+    });
+  const idOf = (server: Server) =>
+    checkEngine(server.deps)
+      .all()
+      .find((e) => e.rec.name === 'nightly')?.rec.id;
+
+  let server = await start(good);
+  const id = idOf(server);
+  assert.ok(id);
+  assert.equal((await server.app.inject({ method: 'GET', url: `/ping/${good.HB_TOKEN}` })).statusCode, 200);
+  await server.close();
+
+  server = await start({}); // HB_TOKEN missing: the file is rejected
+  assert.match(server.deps.config.error() ?? '', /HB_TOKEN/);
+  assert.equal(idOf(server), id, 'the file check is still there');
+  assert.equal((await server.app.inject({ method: 'GET', url: `/ping/${good.HB_TOKEN}` })).statusCode, 200);
+  await server.close();
+
+  server = await start(good);
+  assert.equal(idOf(server), id, 'same check, same history');
+  await server.close();
+  data.remove();
 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { type Any, checkServer } from '../checks/testkit.ts';
 
@@ -200,4 +202,20 @@ test('detail of a check that has not run: uptime null, no beats, empty series va
   assert.deepEqual(detail.beats, []);
   assert.equal(detail.dayAverageMs, null);
   assert.deepEqual(detail.series.value, []);
+});
+
+test('renaming a panel check lets a mon.toml rejected for its name load at once', async (t) => {
+  const { server, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const { id } = (await inject('POST', '/api/v1/checks', { ...web, name: 'coll' })).body as Any;
+  writeFileSync(
+    join(server.dataDir, 'mon.toml'),
+    '[[check]]\nname = "coll"\nservice = "files"\ntcp = "127.0.0.1:9"\n',
+  );
+  server.deps.config.reload();
+  assert.match(server.deps.config.error() ?? '', /coll/);
+  const res = await inject('PUT', `/api/v1/checks/${id}`, { ...web, name: 'coll-renamed' });
+  assert.equal(res.status, 200);
+  assert.equal(server.deps.config.error(), null);
+  assert.ok(server.deps.config.current().managed.checks.has('coll'));
 });

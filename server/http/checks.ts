@@ -24,6 +24,11 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
     return entry;
   };
 
+  // A mon.toml rejected for colliding with a name that a rename or delete just freed may load now.
+  const retryRejectedFile = () => {
+    if (deps.config.error()) deps.config.reload();
+  };
+
   app.post('/api/v1/checks', async (request, reply) => {
     const id = await createCheck(engine(), withHeaderValues(checkBodySchema.parse(request.body), null));
     return reply.code(201).send({ id });
@@ -43,13 +48,13 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
     const id = request.params.id;
     const { rec } = entryOf(id);
     await updateCheck(engine(), id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
+    retryRejectedFile();
     return { id };
   });
 
   app.delete<IdParams>('/api/v1/checks/:id', async (request, reply) => {
     await removeCheck(engine(), request.params.id);
-    // A mon.toml rejected for colliding with this check's name may load now.
-    if (deps.config.error()) deps.config.reload();
+    retryRejectedFile();
     return reply.code(204).send();
   });
 

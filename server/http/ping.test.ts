@@ -55,6 +55,20 @@ test('ping URLs: heartbeats only, a new one replaces the old, pings and pushes m
   assert.deepEqual(res.body, { ok: true });
   assert.equal(engine.get(id)!.rec.state.status, 'down');
   assert.equal((await inject('GET', '/api/push/btp_nope0000000')).status, 404);
+  // A repeated query key is refused and changes nothing.
+  const before = engine.get(id)!.rec.lastDetail;
+  res = await inject('GET', `/api/push/${token}?status=down&msg=a&msg=b`);
+  assert.equal(res.status, 400);
+  assert.equal(engine.get(id)!.rec.lastDetail, before);
+  // A big body (a job's whole log) is read and dropped: the ping still counts.
+  const big = await server.app.inject({
+    method: 'POST',
+    url: `/api/push/${token}?status=up&msg=big`,
+    payload: 'x'.repeat(3 * 1024 * 1024),
+    headers: { 'content-type': 'text/plain' },
+  });
+  assert.equal(big.statusCode, 200);
+  assert.equal(engine.get(id)!.rec.lastDetail, 'big');
   // A reported duration that is not a plain number of at most 10 minutes is ignored.
   await inject('GET', `/api/push/${token}?status=up&ping=${'9'.repeat(400)}`);
   assert.equal(engine.get(id)!.rec.lastLatencyMs, null);

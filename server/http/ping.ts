@@ -3,10 +3,10 @@ import { checkEngine } from '../checks/engine.ts';
 import { parseSuffix } from '../checks/heartbeats.ts';
 import { hashToken } from '../checks/manage.ts';
 import type { Deps } from '../deps.ts';
-import { notFound } from '../problem.ts';
+import { badRequest, notFound } from '../problem.ts';
 
 type PingRequest = { Params: { token: string; suffix?: string } };
-type PushRequest = { Params: { token: string }; Querystring: Record<string, string | undefined> };
+type PushRequest = { Params: { token: string }; Querystring: Record<string, unknown> };
 
 /** Heartbeat pings: `/ping/<token>[/start|/fail|/<exit code>]` and `/api/push/<token>?status=…`. */
 export function registerPing(app: FastifyInstance, deps: Deps): void {
@@ -19,11 +19,14 @@ export function registerPing(app: FastifyInstance, deps: Deps): void {
   };
 
   void app.register(async (scope) => {
-    // Ping bodies (job output, forms) are accepted in any content type and ignored.
+    // Ping bodies (job output, forms) of any type and size are read and dropped, never refused:
+    // a job that posts its whole log must still count as a ping.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 100_000 }, (_req, _body, done) =>
-      done(null),
-    );
+    scope.addContentTypeParser('*', (_request, payload, done) => {
+      payload.on('data', () => {});
+      payload.once('end', () => done(null));
+      payload.once('error', (error) => done(error));
+    });
 
     const ping = async (request: { params: PingRequest['Params'] }) => {
       const parsed = parseSuffix(request.params.suffix);
@@ -58,7 +61,7 @@ export function registerPing(app: FastifyInstance, deps: Deps): void {
         url: '/api/push/:token',
         handler: async (request) => {
           const entry = find(request.params.token);
-          const { status, msg, ping: latency } = request.query;
+          const { status, msg, ping: latency } = singleValues(request.query);
           const ok = status === undefined || status === 'up';
           // A reported duration is kept when it is a plain number of at most 10 minutes; others are ignored.
           const reported =
@@ -72,4 +75,14 @@ export function registerPing(app: FastifyInstance, deps: Deps): void {
       });
     }
   });
+}
+
+/** Query values given once; a repeated key (`?msg=a&msg=b`) is a 400, not a guess. */
+function singleValues(query: Record<string, unknown>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (typeof value !== 'string') throw badRequest(`${key}: give it once`);
+    out[key] = value;
+  }
+  return out;
 }

@@ -1,33 +1,26 @@
 import assert from 'node:assert/strict';
-import { get, type IncomingMessage } from 'node:http';
+import { get, type IncomingMessage, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Principal } from '../auth/access.ts';
+import { type AuthTestServer, authTestServer } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
-import { createTestServer, type TestServer } from '../testing.ts';
 
-/** Callers by the test's `x-who` header, so that access is decided by the real access hook. */
-const principals: Record<string, Principal> = {
-  viewer: {
-    kind: 'user',
-    via: 'session',
-    user: { id: 'u1', email: 'v@example.com', role: 'viewer' },
-    sessionId: 's1',
-  },
-  read: { kind: 'token', tokenId: 't1', scope: 'read', label: 'r' },
-  deploy: { kind: 'token', tokenId: 't2', scope: 'deploy', label: 'd' },
-};
+/** Real callers: a viewer's session cookie and API tokens, so the real access hook decides. */
+const callers: Record<string, Record<string, string>> = { nobody: {} };
 
 type Opened = { res: IncomingMessage; text: () => string; close: () => void };
 
-let server: TestServer;
+let server: AuthTestServer;
 let clock: FakeClock;
 let base: string;
 
 before(async () => {
   clock = new FakeClock();
-  server = await createTestServer({ clock });
-  server.deps.authenticate = async (request) => principals[String(request.headers['x-who'])] ?? null;
+  server = await authTestServer({ clock });
+  const viewer = await server.addUser('v@example.com', 'viewer');
+  callers.viewer = { cookie: await server.cookieOf(viewer) };
+  callers.read = { authorization: `Bearer ${await server.tokenOf('read')}` };
+  callers.deploy = { authorization: `Bearer ${await server.tokenOf('deploy')}` };
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
 });
@@ -35,9 +28,9 @@ after(async () => {
   await server.dispose();
 });
 
-function open(who = 'viewer'): Promise<Opened> {
+function open(who = 'viewer', headers: Record<string, string> = callers[who] ?? {}): Promise<Opened> {
   return new Promise((resolve, reject) => {
-    const req = get(`${base}/api/v1/stream`, { headers: { 'x-who': who } }, (res) => {
+    const req = get(`${base}/api/v1/stream`, { headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -177,12 +170,12 @@ describe('GET /api/v1/stream', () => {
 });
 
 test('closing the server ends open streams', async () => {
-  const own = await createTestServer();
-  own.deps.authenticate = async () => principals.viewer!;
+  const own = await authTestServer();
+  const headers = { authorization: `Bearer ${await own.tokenOf('read')}` };
   await own.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (own.app.server.address() as AddressInfo).port;
   const res = await new Promise<IncomingMessage>((resolve, reject) =>
-    get(`http://127.0.0.1:${port}/api/v1/stream`, resolve).on('error', reject),
+    get(`http://127.0.0.1:${port}/api/v1/stream`, { headers }, resolve).on('error', reject),
   );
   assert.equal(res.statusCode, 200);
   const ended = new Promise<void>((resolve) => {
@@ -192,4 +185,52 @@ test('closing the server ends open streams', async () => {
   });
   await own.dispose();
   await ended;
+});
+
+test('a stream ends when its session ends or its token is revoked; HEAD holds no stream', async () => {
+  const own = await authTestServer();
+  await own.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(own.app.server.address() as AddressInfo).port}/api/v1/stream`;
+  const viewer = await own.addUser('gone@example.com', 'viewer');
+  const cookie = await own.cookieOf(viewer);
+  const token = await own.tokenOf('read');
+  const openWith = (headers: Record<string, string>) =>
+    new Promise<IncomingMessage>((resolve, reject) => get(url, { headers }, resolve).on('error', reject));
+  const ended = (res: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve(text));
+    });
+
+  const bySession = await openWith({ cookie });
+  const byToken = await openWith({ authorization: `Bearer ${token}` });
+  assert.equal(bySession.statusCode, 200);
+  assert.equal(byToken.statusCode, 200);
+  const sessionText = ended(bySession);
+  const tokenText = ended(byToken);
+  const logout = await own.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/logout',
+    headers: { cookie, origin: 'http://localhost' },
+  });
+  assert.equal(logout.statusCode, 204);
+  const tokenId = (own.deps.store.read.prepare('SELECT id FROM tokens').get() as { id: string }).id;
+  await own.deps.store.writer.run((db) => db.prepare('DELETE FROM tokens WHERE id = ?').run(tokenId));
+  own.deps.bus.publish('overview');
+  // Both streams are closed instead of being told about the change.
+  assert.doesNotMatch(await sessionText, /invalidate/);
+  assert.doesNotMatch(await tokenText, /invalidate/);
+
+  const headToken = await own.tokenOf('read');
+  const head = await new Promise<IncomingMessage>((resolve, reject) =>
+    request(url, { method: 'HEAD', headers: { authorization: `Bearer ${headToken}` } }, resolve)
+      .on('error', reject)
+      .end(),
+  );
+  assert.equal(head.statusCode, 404);
+  await own.dispose();
 });

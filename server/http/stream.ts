@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { stillValid } from '../auth/authenticate.ts';
 import type { Deps } from '../deps.ts';
 import { StreamHub, type StreamOptions } from '../live/stream.ts';
 import { unavailable } from '../problem.ts';
@@ -12,9 +13,14 @@ export function registerStream(app: FastifyInstance, deps: Deps, options: Stream
   // Streams never finish on their own: end them before the server waits for open requests.
   app.addHook('preClose', async () => hub.dispose());
 
-  app.get('/api/v1/stream', (request, reply) => {
+  // No automatic HEAD route: a HEAD must not hold one of the stream slots.
+  app.get('/api/v1/stream', { exposeHeadRoute: false }, (request, reply) => {
     const raw = reply.raw;
-    const close = hub.open({ write: (chunk) => raw.write(chunk), end: () => raw.end() });
+    const close = hub.open({
+      write: (chunk) => raw.write(chunk),
+      end: () => raw.end(),
+      allowed: () => stillValid(deps, request.principal),
+    });
     if (!close) {
       throw unavailable(5, `at most ${hub.max} live update streams can be open at once; try again shortly`);
     }

@@ -8,8 +8,11 @@ export const MAX_STREAMS = 64;
 
 export type StreamOptions = { coalesceMs?: number; idleMs?: number; max?: number };
 
-/** Where a stream writes: the raw response in production, anything in tests. */
-export type StreamSink = { write(chunk: string): void; end(): void };
+/**
+ * Where a stream writes: the raw response in production, anything in tests. `allowed` is asked before
+ * each write: a stream whose session ended or token was revoked is closed instead of written to.
+ */
+export type StreamSink = { write(chunk: string): void; end(): void; allowed?: () => boolean };
 
 type Client = {
   sink: StreamSink;
@@ -113,6 +116,11 @@ export class StreamHub {
 
   private send(client: Client, chunk: string): void {
     if (!this.clients.has(client)) return;
+    if (client.sink.allowed && !client.sink.allowed()) {
+      this.drop(client);
+      client.sink.end();
+      return;
+    }
     try {
       client.sink.write(chunk);
     } catch {

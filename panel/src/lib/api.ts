@@ -31,6 +31,13 @@ export class ApiError extends Error {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+let onSignedOut: () => void = () => {};
+
+/** Called when a request other than sign-in answers 401: the session ended, so the app shows sign-in. */
+export function whenSignedOut(callback: () => void): void {
+  onSignedOut = callback;
+}
+
 export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
   if (body !== undefined) {
@@ -51,6 +58,7 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
   } catch {
     data = null;
   }
+  if (response.status === 401 && !path.startsWith('/auth/login')) onSignedOut();
   if (!response.ok) {
     const problem = (data ?? {}) as { title?: string; detail?: string };
     const retry = Number(response.headers.get('Retry-After'));

@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { ErrorBox, Loading } from '../../components/Feedback.tsx';
 import { StatusBadge } from '../../components/Status.tsx';
+import { Table } from '../../components/Table.tsx';
 import { enc, get } from '../../lib/api.ts';
 import { formatLatency, formatWhen } from '../../lib/format.ts';
 import type { HistoryPage } from '../../lib/types.ts';
@@ -32,46 +33,44 @@ export function History({ id }: { id: string }) {
       ) : items.length === 0 ? (
         <p className="empty">No failures or changes yet.</p>
       ) : (
-        <div style={{ overflowX: 'auto' }}>
-          <table data-testid="history">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Event</th>
-                <th>Detail</th>
-                <th className="num">Latency</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((item, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: items of one timestamp have no other identity
-                <tr key={`${item.ts}-${item.kind}-${i}`}>
-                  <td className="small" style={{ whiteSpace: 'nowrap' }}>
-                    {formatWhen(item.ts)}
-                  </td>
-                  <td>
-                    {item.kind === 'failure' ? (
-                      <>
-                        {item.status ? <StatusBadge status={item.status} /> : null}{' '}
-                        <span className="muted small">failed run</span>
-                      </>
-                    ) : item.status && item.title.toLowerCase() === item.status ? (
-                      <>
-                        <span>became</span> <StatusBadge status={item.status} />
-                      </>
-                    ) : (
-                      <>
-                        {item.status ? <StatusBadge status={item.status} /> : null} <span>{item.title}</span>
-                      </>
-                    )}
-                  </td>
-                  <td className="small">{item.detail ?? ''}</td>
-                  <td className="num small">{formatLatency(item.latencyMs)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          testId="history"
+          head={
+            <>
+              <th>When</th>
+              <th>Event</th>
+              <th>Detail</th>
+              <th className="num">Latency</th>
+            </>
+          }
+        >
+          {items.map((item, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: items of one timestamp have no other identity
+            <tr key={`${item.ts}-${item.kind}-${i}`}>
+              <td className="small" style={{ whiteSpace: 'nowrap' }}>
+                {formatWhen(item.ts)}
+              </td>
+              <td>
+                {item.kind === 'failure' ? (
+                  <>
+                    {item.status ? <StatusBadge status={item.status} /> : null}{' '}
+                    <span className="muted small">failed run</span>
+                  </>
+                ) : item.status && item.title.toLowerCase() === item.status ? (
+                  <>
+                    <span>became</span> <StatusBadge status={item.status} />
+                  </>
+                ) : (
+                  <>
+                    {item.status ? <StatusBadge status={item.status} /> : null} <span>{item.title}</span>
+                  </>
+                )}
+              </td>
+              <td className="small">{item.detail ?? ''}</td>
+              <td className="num small">{formatLatency(item.latencyMs)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       {history.hasNextPage ? (
         <div className="card-body" style={{ borderTop: '1px solid var(--border)' }}>

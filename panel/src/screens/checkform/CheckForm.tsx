@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
+import { control, Field, fieldId } from '../../components/Field.tsx';
 import { ApiError, enc, get, post, put } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { formatDuration } from '../../lib/format.ts';
@@ -10,7 +11,6 @@ import type { CheckDefinitionRead, ServiceSummary } from '../../lib/types.ts';
 import { readOnlyReason } from '../check/CheckPage.tsx';
 import { pingUrlKey } from '../check/Heartbeat.tsx';
 import { ExpectEditor } from './ExpectEditor.tsx';
-import { control, Field, fieldId } from './Field.tsx';
 import { HeadersEditor } from './HeadersEditor.tsx';
 import {
   bodyFromForm,

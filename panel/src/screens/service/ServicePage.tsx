@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { StatusBadge, severity } from '../../components/Status.tsx';
+import { Table } from '../../components/Table.tsx';
 import { enc, get } from '../../lib/api.ts';
 import {
   formatDuration,
@@ -68,49 +69,46 @@ export function ServicePage({ name }: { name: string }) {
         {checks.length === 0 ? (
           <p className="empty">This service has no checks.</p>
         ) : (
-          <div style={{ overflowX: 'auto' }}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Status</th>
-                  <th>Check</th>
-                  <th>Target</th>
-                  <th className="num">Latency</th>
-                  <th>Last run</th>
-                  <th>Expires</th>
-                </tr>
-              </thead>
-              <tbody>
-                {checks.map((c) => (
-                  <tr key={c.id}>
-                    <td>
-                      <StatusBadge status={c.status} />
-                      {c.since ? (
-                        <div className="muted small" title={formatWhen(c.since)}>
-                          for {formatDuration(Date.now() - c.since)}
-                        </div>
-                      ) : null}
-                    </td>
-                    <td>
-                      <Link href={`/checks/${c.id}`}>{c.name}</Link>
-                      <div className="muted small">
-                        {c.kind}
-                        {c.from ? ` from ${c.from}` : ''}
-                        {c.managed ? ' · mon.toml' : c.hostDefined ? ' · checks.toml' : ''}
-                      </div>
-                    </td>
-                    <td className="mono small">{targetText(c)}</td>
-                    <td className="num">{formatLatency(c.lastLatencyMs)}</td>
-                    <td className="small">
-                      {c.lastRunAt ? formatWhen(c.lastRunAt) : <span className="muted">not yet</span>}
-                      {c.lastDetail ? <div className="muted">{c.lastDetail}</div> : null}
-                    </td>
-                    <td className="small">{c.expiry ? formatRelative(c.expiry.expires) : '–'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            head={
+              <>
+                <th>Status</th>
+                <th>Check</th>
+                <th>Target</th>
+                <th className="num">Latency</th>
+                <th>Last run</th>
+                <th>Expires</th>
+              </>
+            }
+          >
+            {checks.map((c) => (
+              <tr key={c.id}>
+                <td>
+                  <StatusBadge status={c.status} />
+                  {c.since ? (
+                    <div className="muted small" title={formatWhen(c.since)}>
+                      for {formatDuration(Date.now() - c.since)}
+                    </div>
+                  ) : null}
+                </td>
+                <td>
+                  <Link href={`/checks/${c.id}`}>{c.name}</Link>
+                  <div className="muted small">
+                    {c.kind}
+                    {c.from ? ` from ${c.from}` : ''}
+                    {c.managed ? ' · mon.toml' : c.hostDefined ? ' · checks.toml' : ''}
+                  </div>
+                </td>
+                <td className="mono small">{targetText(c)}</td>
+                <td className="num">{formatLatency(c.lastLatencyMs)}</td>
+                <td className="small">
+                  {c.lastRunAt ? formatWhen(c.lastRunAt) : <span className="muted">not yet</span>}
+                  {c.lastDetail ? <div className="muted">{c.lastDetail}</div> : null}
+                </td>
+                <td className="small">{c.expiry ? formatRelative(c.expiry.expires) : '–'}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
     </>

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ErrorBox } from '../../components/Feedback.tsx';
+import { Field } from '../../components/Field.tsx';
 import { ApiError, get, post } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { authKey } from '../../lib/session.ts';
@@ -40,22 +41,24 @@ export function Setup() {
         <p className="lead">
           Create the first account. It is an administrator and can add more people later.
         </p>
-        <div className="field">
-          <label htmlFor="setup-token">Setup token</label>
+        <Field
+          id="setup-token"
+          label="Setup token"
+          hint={
+            <>
+              Printed in the server's log on first start, and kept in the file <code>setup-token</code> of the
+              data directory.
+            </>
+          }
+        >
           <input id="setup-token" name="token" required autoComplete="off" spellCheck={false} ref={first} />
-          <span className="hint">
-            Printed in the server's log on first start, and kept in the file <code>setup-token</code> of the
-            data directory.
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor="setup-email">Email</label>
+        </Field>
+        <Field id="setup-email" label="Email">
           <input id="setup-email" name="email" type="email" required autoComplete="username" />
-        </div>
-        <div className="field">
-          <label htmlFor="setup-password">Password</label>
+        </Field>
+        <Field id="setup-password" label="Password">
           <input id="setup-password" name="password" type="password" required autoComplete="new-password" />
-        </div>
+        </Field>
         {error ? <ErrorBox error={error} title={field ? undefined : 'Setup failed.'} /> : null}
         <button className="primary" type="submit" disabled={busy}>
           {busy ? 'Creating…' : 'Create account'}

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Field } from '../../components/Field.tsx';
 import { ApiError, post } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { useLocation } from '../../lib/router.tsx';
@@ -43,8 +44,7 @@ export function SignIn({ auth }: { auth: AuthState }) {
         ) : null}
         {auth.password ? (
           <form onSubmit={(e) => void submit(e)}>
-            <div className="field">
-              <label htmlFor="signin-email">Email</label>
+            <Field id="signin-email" label="Email">
               <input
                 id="signin-email"
                 name="email"
@@ -53,9 +53,8 @@ export function SignIn({ auth }: { auth: AuthState }) {
                 autoComplete="username"
                 ref={first}
               />
-            </div>
-            <div className="field">
-              <label htmlFor="signin-password">Password</label>
+            </Field>
+            <Field id="signin-password" label="Password">
               <input
                 id="signin-password"
                 name="password"
@@ -63,7 +62,7 @@ export function SignIn({ auth }: { auth: AuthState }) {
                 required
                 autoComplete="current-password"
               />
-            </div>
+            </Field>
             <button className="primary" type="submit" disabled={busy}>
               {busy ? 'Signing in…' : 'Sign in'}
             </button>

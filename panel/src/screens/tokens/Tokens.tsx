@@ -1,10 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Confirm } from '../../components/Confirm.tsx';
 import { CopyField } from '../../components/Copy.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
-import { ApiError, del, enc, get, post } from '../../lib/api.ts';
+import { Field } from '../../components/Field.tsx';
+import { FormCard } from '../../components/FormCard.tsx';
+import { Table } from '../../components/Table.tsx';
+import { del, enc, get, post } from '../../lib/api.ts';
 import { formatWhen } from '../../lib/format.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 
 type Token = { id: string; scope: string; label: string; createdAt: number; lastUsedAt: number | null };
 
@@ -65,50 +69,47 @@ export default function Tokens() {
         {tokens.data.tokens.length === 0 ? (
           <p className="empty">No tokens yet.</p>
         ) : (
-          <div style={{ overflowX: 'auto' }}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Label</th>
-                  <th>Scope</th>
-                  <th>Created</th>
-                  <th>Last used</th>
-                  <th>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.data.tokens.map((t) => (
-                  <tr key={t.id}>
-                    <td>{t.label}</td>
-                    <td>
-                      <span className="badge">{t.scope}</span>
-                    </td>
-                    <td className="small">{formatWhen(t.createdAt)}</td>
-                    <td className="small">
-                      {t.lastUsedAt ? formatWhen(t.lastUsedAt) : <span className="muted">never</span>}
-                    </td>
-                    <td className="num">
-                      {confirm === t.id ? (
-                        <Confirm
-                          question={`Revoke ${t.label}?`}
-                          action="Revoke"
-                          busy={revoke.isPending}
-                          onConfirm={() => revoke.mutate(t.id)}
-                          onCancel={() => setConfirm(null)}
-                        />
-                      ) : (
-                        <button type="button" className="link-button danger" onClick={() => setConfirm(t.id)}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            head={
+              <>
+                <th>Label</th>
+                <th>Scope</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </>
+            }
+          >
+            {tokens.data.tokens.map((t) => (
+              <tr key={t.id}>
+                <td>{t.label}</td>
+                <td>
+                  <span className="badge">{t.scope}</span>
+                </td>
+                <td className="small">{formatWhen(t.createdAt)}</td>
+                <td className="small">
+                  {t.lastUsedAt ? formatWhen(t.lastUsedAt) : <span className="muted">never</span>}
+                </td>
+                <td className="num">
+                  {confirm === t.id ? (
+                    <Confirm
+                      question={`Revoke ${t.label}?`}
+                      action="Revoke"
+                      busy={revoke.isPending}
+                      onConfirm={() => revoke.mutate(t.id)}
+                      onCancel={() => setConfirm(null)}
+                    />
+                  ) : (
+                    <button type="button" className="link-button danger" onClick={() => setConfirm(t.id)}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
       <NewToken
@@ -122,62 +123,33 @@ export default function Tokens() {
 }
 
 function NewToken({ onCreated }: { onCreated: (token: Token & { token: string }) => void }) {
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const formEl = event.currentTarget;
-    const form = new FormData(formEl);
-    setBusy(true);
-    setError(null);
-    try {
-      const token = await post<Token & { token: string }>('/tokens', {
-        label: String(form.get('label')),
-        scope: String(form.get('scope')),
-      });
-      formEl.reset();
-      onCreated(token);
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e), undefined, null));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const field = error?.field();
+  const submit = useSubmit(async (form) => {
+    const token = await post<Token & { token: string }>('/tokens', {
+      label: String(form.get('label')),
+      scope: String(form.get('scope')),
+    });
+    onCreated(token);
+  });
   return (
-    <section className="card">
-      <div className="card-head">
-        <h2>Create a token</h2>
-      </div>
-      <form className="card-body" onSubmit={(e) => void submit(e)} noValidate>
-        <div className="row">
-          <div className="field">
-            <label htmlFor="token-label">Label</label>
-            <input
-              id="token-label"
-              name="label"
-              required
-              placeholder="CI deploys"
-              aria-invalid={field?.path === 'label' ? true : undefined}
-            />
-            {field?.path === 'label' ? <span className="field-error">{field.message}</span> : null}
-          </div>
-          <div className="field">
-            <label htmlFor="token-scope">Scope</label>
-            <select id="token-scope" name="scope" defaultValue="read">
-              {scopes.map((s) => (
-                <option key={s.scope} value={s.scope}>
-                  {s.scope}: {s.about}
-                </option>
-              ))}
-            </select>
-          </div>
-        </div>
-        {error && !field ? <ErrorBox error={error} /> : null}
-        <button type="submit" className="primary" disabled={busy}>
-          Create token
-        </button>
-      </form>
-    </section>
+    <FormCard title="Create a token" action="Create token" submit={submit}>
+      <Field id="token-label" label="Label" error={submit.fieldError('label')}>
+        <input
+          id="token-label"
+          name="label"
+          required
+          placeholder="CI deploys"
+          aria-invalid={submit.fieldError('label') ? true : undefined}
+        />
+      </Field>
+      <Field id="token-scope" label="Scope">
+        <select id="token-scope" name="scope" defaultValue="read">
+          {scopes.map((s) => (
+            <option key={s.scope} value={s.scope}>
+              {s.scope}: {s.about}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </FormCard>
   );
 }

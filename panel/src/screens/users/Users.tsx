@@ -1,12 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
-import { ApiError, del, enc, get, post, put } from '../../lib/api.ts';
+import { Field } from '../../components/Field.tsx';
+import { FormCard } from '../../components/FormCard.tsx';
+import { Table } from '../../components/Table.tsx';
+import { del, enc, get, post, put } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { formatWhen } from '../../lib/format.ts';
 import { useAuth } from '../../lib/session.ts';
 import type { Role } from '../../lib/types.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 
 type User = {
   id: string;
@@ -59,80 +63,77 @@ export default function Users() {
       </div>
       <ErrorBox error={change.error ?? remove.error} />
       <section className="card">
-        <div style={{ overflowX: 'auto' }}>
-          <table>
-            <thead>
-              <tr>
-                <th>Email</th>
-                <th>Role</th>
-                <th>Sign-in</th>
-                <th>Last sign-in</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.data.users.map((u) => (
-                <tr key={u.id}>
-                  <td>
-                    {u.email}
-                    {me?.email === u.email ? <span className="muted small"> (you)</span> : null}
-                  </td>
-                  <td>
-                    <select
-                      aria-label={`Role of ${u.email}`}
-                      value={u.role}
-                      style={{ width: 'auto' }}
-                      disabled={change.isPending}
-                      onChange={(e) => change.mutate({ id: u.id, body: { role: e.target.value as Role } })}
-                    >
-                      <option value="admin">admin</option>
-                      <option value="viewer">viewer</option>
-                    </select>
-                  </td>
-                  <td className="small">
-                    {u.hasPassword ? 'password' : 'no password'} · {sourceText(u.source)}
-                  </td>
-                  <td className="small">
-                    {u.lastSignInAt ? formatWhen(u.lastSignInAt) : <span className="muted">never</span>}
-                  </td>
-                  <td className="num">
-                    {passwordFor === u.id ? (
-                      <PasswordForm
-                        email={u.email}
-                        onCancel={() => setPasswordFor(null)}
-                        onSave={(password) =>
-                          change.mutate(
-                            { id: u.id, body: { password } },
-                            { onSuccess: () => setPasswordFor(null) },
-                          )
-                        }
-                      />
-                    ) : confirm === u.id ? (
-                      <Confirm
-                        question={`Remove ${u.email}?`}
-                        action="Remove"
-                        busy={remove.isPending}
-                        onConfirm={() => remove.mutate(u.id, { onSettled: () => setConfirm(null) })}
-                        onCancel={() => setConfirm(null)}
-                      />
-                    ) : (
-                      <span className="actions" style={{ justifyContent: 'flex-end' }}>
-                        <button type="button" className="link-button" onClick={() => setPasswordFor(u.id)}>
-                          Set password
-                        </button>
-                        <button type="button" className="link-button danger" onClick={() => setConfirm(u.id)}>
-                          Remove
-                        </button>
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          head={
+            <>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Sign-in</th>
+              <th>Last sign-in</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </>
+          }
+        >
+          {users.data.users.map((u) => (
+            <tr key={u.id}>
+              <td>
+                {u.email}
+                {me?.email === u.email ? <span className="muted small"> (you)</span> : null}
+              </td>
+              <td>
+                <select
+                  aria-label={`Role of ${u.email}`}
+                  value={u.role}
+                  style={{ width: 'auto' }}
+                  disabled={change.isPending}
+                  onChange={(e) => change.mutate({ id: u.id, body: { role: e.target.value as Role } })}
+                >
+                  <option value="admin">admin</option>
+                  <option value="viewer">viewer</option>
+                </select>
+              </td>
+              <td className="small">
+                {u.hasPassword ? 'password' : 'no password'} · {sourceText(u.source)}
+              </td>
+              <td className="small">
+                {u.lastSignInAt ? formatWhen(u.lastSignInAt) : <span className="muted">never</span>}
+              </td>
+              <td className="num">
+                {passwordFor === u.id ? (
+                  <PasswordForm
+                    email={u.email}
+                    onCancel={() => setPasswordFor(null)}
+                    onSave={(password) =>
+                      change.mutate(
+                        { id: u.id, body: { password } },
+                        { onSuccess: () => setPasswordFor(null) },
+                      )
+                    }
+                  />
+                ) : confirm === u.id ? (
+                  <Confirm
+                    question={`Remove ${u.email}?`}
+                    action="Remove"
+                    busy={remove.isPending}
+                    onConfirm={() => remove.mutate(u.id, { onSettled: () => setConfirm(null) })}
+                    onCancel={() => setConfirm(null)}
+                  />
+                ) : (
+                  <span className="actions" style={{ justifyContent: 'flex-end' }}>
+                    <button type="button" className="link-button" onClick={() => setPasswordFor(u.id)}>
+                      Set password
+                    </button>
+                    <button type="button" className="link-button danger" onClick={() => setConfirm(u.id)}>
+                      Remove
+                    </button>
+                  </span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       </section>
       <AddUser onAdded={refresh} />
     </>
@@ -179,74 +180,46 @@ function PasswordForm({
 }
 
 function AddUser({ onAdded }: { onAdded: () => void }) {
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const formEl = event.currentTarget;
-    const form = new FormData(formEl);
+  const submit = useSubmit(async (form) => {
     const password = String(form.get('password'));
-    setBusy(true);
-    setError(null);
-    try {
-      await post('/users', {
-        email: String(form.get('email')).trim(),
-        role: String(form.get('role')),
-        password: password === '' ? null : password,
-      });
-      formEl.reset();
-      onAdded();
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e), undefined, null));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const field = error?.field();
-  const at = (name: string) => (field?.path === name ? field.message : undefined);
+    await post('/users', {
+      email: String(form.get('email')).trim(),
+      role: String(form.get('role')),
+      password: password === '' ? null : password,
+    });
+    onAdded();
+  });
   return (
-    <section className="card">
-      <div className="card-head">
-        <h2>Add a user</h2>
-      </div>
-      <form className="card-body" onSubmit={(e) => void submit(e)} noValidate>
-        <div className="row">
-          <div className="field">
-            <label htmlFor="new-user-email">Email</label>
-            <input
-              id="new-user-email"
-              name="email"
-              type="email"
-              required
-              aria-invalid={at('email') ? true : undefined}
-            />
-            {at('email') ? <span className="field-error">{at('email')}</span> : null}
-          </div>
-          <div className="field">
-            <label htmlFor="new-user-role">Role</label>
-            <select id="new-user-role" name="role" defaultValue="viewer">
-              <option value="viewer">viewer: reads only</option>
-              <option value="admin">admin: changes everything</option>
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="new-user-password">Password</label>
-            <input
-              id="new-user-password"
-              name="password"
-              type="password"
-              autoComplete="new-password"
-              aria-invalid={at('password') ? true : undefined}
-            />
-            <span className="hint">Empty: signs in only through a provider or the proxy.</span>
-            {at('password') ? <span className="field-error">{at('password')}</span> : null}
-          </div>
-        </div>
-        {error && !field ? <ErrorBox error={error} /> : null}
-        <button type="submit" className="primary" disabled={busy}>
-          Add user
-        </button>
-      </form>
-    </section>
+    <FormCard title="Add a user" action="Add user" submit={submit}>
+      <Field id="new-user-email" label="Email" error={submit.fieldError('email')}>
+        <input
+          id="new-user-email"
+          name="email"
+          type="email"
+          required
+          aria-invalid={submit.fieldError('email') ? true : undefined}
+        />
+      </Field>
+      <Field id="new-user-role" label="Role">
+        <select id="new-user-role" name="role" defaultValue="viewer">
+          <option value="viewer">viewer: reads only</option>
+          <option value="admin">admin: changes everything</option>
+        </select>
+      </Field>
+      <Field
+        id="new-user-password"
+        label="Password"
+        hint="Empty: signs in only through a provider or the proxy."
+        error={submit.fieldError('password')}
+      >
+        <input
+          id="new-user-password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          aria-invalid={submit.fieldError('password') ? true : undefined}
+        />
+      </Field>
+    </FormCard>
   );
 }

@@ -4,27 +4,42 @@ import type { ReactNode } from 'react';
 export const fieldId = (path: string) => `f-${path.replace(/[^\w-]/g, '_')}`;
 
 type Props = {
-  path: string;
   label: string;
   hint?: ReactNode;
   error?: string | undefined;
   children: ReactNode;
-};
+} & (
+  | {
+      /** API field path: the control's id comes from it (see `control`), hint and error get ids, errors are announced. */
+      path: string;
+      id?: never;
+    }
+  | {
+      /** Id of the control of a plain form. */
+      id: string;
+      path?: never;
+    }
+);
 
-/** A labelled control with its hint and the error for its field path. */
-export function Field({ path, label, hint, error, children }: Props) {
-  const id = fieldId(path);
+/** A labelled control with its hint and its error. */
+export function Field({ path, id, label, hint, error, children }: Props) {
+  const controlId = path === undefined ? id : fieldId(path);
+  const tied = path !== undefined;
   return (
     <div className="field" data-field={path}>
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={controlId}>{label}</label>
       {children}
       {hint ? (
-        <span className="hint" id={`${id}-hint`}>
+        <span className="hint" id={tied ? `${controlId}-hint` : undefined}>
           {hint}
         </span>
       ) : null}
       {error ? (
-        <span className="field-error" id={`${id}-error`} role="alert">
+        <span
+          className="field-error"
+          id={tied ? `${controlId}-error` : undefined}
+          role={tied ? 'alert' : undefined}
+        >
           {error}
         </span>
       ) : null}

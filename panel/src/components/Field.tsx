@@ -35,11 +35,7 @@ export function Field({ path, id, label, hint, error, children }: Props) {
         </span>
       ) : null}
       {error ? (
-        <span
-          className="field-error"
-          id={tied ? `${controlId}-error` : undefined}
-          role={tied ? 'alert' : undefined}
-        >
+        <span className="field-error" id={tied ? `${controlId}-error` : undefined} role="alert">
           {error}
         </span>
       ) : null}

@@ -169,7 +169,8 @@ export class CheckEngine {
       rec,
       def,
       version: (old?.version ?? 0) + 1,
-      running: old?.running ?? false,
+      // A run in flight belongs to the old entry (its result is dropped by version): the new one is idle.
+      running: false,
       hb: null,
     };
     this.entries.set(rec.id, entry);

@@ -8,9 +8,15 @@ import type { Runner, RunOutcome } from './run.ts';
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
 export async function checkServer(options: { config?: ConfigService } = {}) {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const script = { outcome: { status: 'up', latencyMs: 120, detail: '200 OK' } as RunOutcome, runs: 0 };
+  const script = {
+    outcome: { status: 'up', latencyMs: 120, detail: '200 OK' } as RunOutcome,
+    runs: 0,
+    /** While set, runs wait for it: a run in flight. */
+    gate: null as Promise<void> | null,
+  };
   const http: Runner = async () => {
     script.runs++;
+    if (script.gate) await script.gate;
     return script.outcome;
   };
   const server: TestServer = await createTestServer({

@@ -219,3 +219,24 @@ test('renaming a panel check lets a mon.toml rejected for its name load at once'
   assert.equal(server.deps.config.error(), null);
   assert.ok(server.deps.config.current().managed.checks.has('coll'));
 });
+
+test('a check changed while its run is in flight keeps running on its new schedule', async (t) => {
+  const { server, clock, script, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  let release = () => {};
+  script.gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
+  await clock.advance(0);
+  assert.equal(script.runs, 1, 'the first run is in flight');
+  assert.equal((await inject('PUT', `/api/v1/checks/${id}`, { ...web, everyMs: 20_000 })).status, 200);
+  script.gate = null;
+  release();
+  await engine.flush();
+  const before = script.runs;
+  await clock.advance(60_000);
+  await engine.flush();
+  assert.ok(script.runs >= before + 3, `runs went on: ${before} then ${script.runs}`);
+  assert.notEqual(engine.get(id)!.rec.lastRunAt, null);
+});

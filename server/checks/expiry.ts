@@ -1,8 +1,13 @@
 import { DAY } from './rollups.ts';
+import { DOMAIN_DEGRADED_DAYS } from './runners/domain.ts';
+import { CERT_DEGRADED_DAYS } from './runners/http.ts';
 import type { CheckRecord } from './store.ts';
 
-/** A certificate or domain registration expiring within this long is `expiring`. */
-export const EXPIRING_MS = 14 * DAY;
+/** Expiring within this long is `expiring`: the same thresholds at which the runners report degraded. */
+export const EXPIRING_MS: Record<ObservedExpiry['kind'], number> = {
+  certificate: CERT_DEGRADED_DAYS * DAY,
+  domain: DOMAIN_DEGRADED_DAYS * DAY,
+};
 
 export type ObservedExpiry = { kind: 'certificate' | 'domain'; expires: number };
 
@@ -18,7 +23,7 @@ export function observeExpiry(
 ): void {
   const what = seen.kind === 'certificate' ? 'certificate' : 'domain registration';
   const left = seen.expires - ts;
-  const state = left <= 0 ? 'expired' : left <= EXPIRING_MS ? 'expiring' : 'ok';
+  const state = left <= 0 ? 'expired' : left <= EXPIRING_MS[seen.kind] ? 'expiring' : 'ok';
   const date = new Date(seen.expires).toISOString().slice(0, 10);
   if (rec.expiry && rec.expiry.expires !== seen.expires) {
     change(

@@ -24,9 +24,13 @@ export function readHistory(db: DatabaseSync, checkId: string, before: number, l
   const items = fetch(db, checkId, before, limit + 1, null);
   if (items.length <= limit) return { items, next: null };
   const boundary = items[limit]!.ts;
-  let page = items.slice(0, limit).filter((i) => i.ts !== boundary);
-  if (page.length === 0) page = fetch(db, checkId, boundary + 1, Number.MAX_SAFE_INTEGER, boundary);
-  return { items: page, next: page[page.length - 1]!.ts };
+  const page = items.slice(0, limit).filter((i) => i.ts !== boundary);
+  if (page.length > 0) return { items: page, next: page[page.length - 1]!.ts };
+  // The newest timestamp alone holds more than `limit`: the page is that whole group, and there is a
+  // next page only when something older exists.
+  const group = fetch(db, checkId, boundary + 1, Number.MAX_SAFE_INTEGER, boundary);
+  const older = fetch(db, checkId, boundary, 1, null).length > 0;
+  return { items: group, next: older ? boundary : null };
 }
 
 /** Merges changes and failures with ts < before (or ts = onlyTs), changes first within a timestamp. */

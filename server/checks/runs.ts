@@ -65,14 +65,18 @@ export function writeRuns(db: DatabaseSync, items: RunWrite[]): void {
 
 /** Deletes old raw runs of the given checks: up runs after 2 days (keeping the newest 90), failures after `failuresKeepMs`. */
 export function pruneRuns(db: DatabaseSync, checkIds: string[], now: number, failuresKeepMs: number): void {
+  // The newest 90 runs (the detail's beats) always stay, whatever their status and age.
+  const olderThanBeats = `ts < (SELECT ts FROM check_runs WHERE check_id = $id ORDER BY ts DESC LIMIT 1 OFFSET ${BEATS - 1})`;
   const ups = statement(
     db,
-    `DELETE FROM check_runs WHERE check_id = $id AND status = 'up' AND ts < $cut
-       AND ts < (SELECT ts FROM check_runs WHERE check_id = $id ORDER BY ts DESC LIMIT 1 OFFSET ${BEATS - 1})`,
+    `DELETE FROM check_runs WHERE check_id = $id AND status = 'up' AND ts < $cut AND ${olderThanBeats}`,
   );
-  const failures = statement(db, 'DELETE FROM check_runs WHERE check_id = ? AND ts < ?');
+  const failures = statement(
+    db,
+    `DELETE FROM check_runs WHERE check_id = $id AND status != 'up' AND ts < $cut AND ${olderThanBeats}`,
+  );
   for (const id of checkIds) {
     ups.run({ id, cut: now - RAW_KEEP_MS });
-    failures.run(id, now - failuresKeepMs);
+    failures.run({ id, cut: now - failuresKeepMs });
   }
 }

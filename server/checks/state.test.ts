@@ -159,14 +159,14 @@ test('a check that was down, then unknown, recovers only after two successes and
   state = silent.state;
   assert.deepEqual(silent.transition, { from: 'down', to: 'unknown' });
 
-  // The agent is back: its first success makes the check down again (not up), the recovery rule runs.
-  assert.deepEqual(await run('up'), { from: 'unknown', to: 'down' });
+  // The agent is back: the check stays unknown while the recovery rule runs (no "down" again on a success).
+  assert.equal(await run('up'), null);
   assert.equal(await run('up'), null, 'two successes are not enough within 3 minutes');
-  for (let i = 0; i < 15; i++) assert.equal(await run('up'), null, `still down at ${i}`);
-  assert.equal(state.status, 'down');
+  for (let i = 0; i < 15; i++) assert.equal(await run('up'), null, `still recovering at ${i}`);
+  assert.equal(state.status, 'unknown');
   assert.deepEqual(
     await run('up', 20 * S),
-    { from: 'down', to: 'up' },
+    { from: 'unknown', to: 'up', recovered: true },
     'recovered 3 minutes after the first',
   );
 
@@ -178,8 +178,12 @@ test('a check that was down, then unknown, recovers only after two successes and
   assert.deepEqual(await run('down'), { from: 'unknown', to: 'down' });
   // Silent again while already unknown: the recovery stays pending.
   state = applyUnknown(applyUnknown(state, clock.now()).state, clock.now()).state;
-  assert.deepEqual(await run('up'), { from: 'unknown', to: 'down' });
-  assert.deepEqual(await run('up', 3 * M), { from: 'down', to: 'up' }, 'second success, 3 minutes later');
+  assert.equal(await run('up'), null);
+  assert.deepEqual(
+    await run('up', 3 * M),
+    { from: 'unknown', to: 'up', recovered: true },
+    'second success, 3 minutes later',
+  );
 });
 
 test('a new or up check that becomes unknown is up after one success, as before', () => {

@@ -32,7 +32,8 @@ export const initialState = (): CheckState => ({
   okSince: null,
 });
 
-export type Transition = { from: CheckStatus; to: CheckStatus };
+/** `recovered`: the end of a recovery that began down (possibly through unknown). */
+export type Transition = { from: CheckStatus; to: CheckStatus; recovered?: true };
 
 /** Applies one run of a scheduled check (server or agent). */
 export function applyRun(
@@ -41,9 +42,8 @@ export function applyRun(
   ts: number,
 ): { state: CheckState; transition: Transition | null } {
   const next: CheckState = { ...state };
-  // A check that was down before its agent went silent is down again at its next run: recovering
-  // from it takes the same two successes and 3 minutes as from down.
-  const status = recoveryPending(state) ? 'down' : state.status;
+  if (recoveryPending(state)) return applyPendingRecovery(state, run, ts);
+  const status = state.status;
   if (run === 'down') {
     next.failStreak = state.failStreak + 1;
     next.okStreak = 0;
@@ -59,6 +59,27 @@ export function applyRun(
     return settle(state, next, recovered ? run : 'down', ts);
   }
   return settle(state, next, run, ts);
+}
+
+/**
+ * A check that was down before its agent went silent stays unknown while it recovers: it takes the
+ * same two successes and 3 minutes as from down (then the transition is marked `recovered`); a
+ * failure makes it down again. The pending mark (failStreak at FAILS_TO_DOWN) stays until then.
+ */
+function applyPendingRecovery(
+  state: CheckState,
+  run: RunStatus,
+  ts: number,
+): { state: CheckState; transition: Transition | null } {
+  if (run === 'down') {
+    const next = { ...state, failStreak: state.failStreak + 1, okStreak: 0, okSince: null };
+    return settle(state, next, 'down', ts);
+  }
+  const next = { ...state, okStreak: state.okStreak + 1, okSince: state.okSince ?? ts };
+  if (next.okStreak < OKS_TO_RECOVER || ts - next.okSince < RECOVERY_MS)
+    return settle(state, next, 'unknown', ts);
+  const done = settle(state, { ...next, failStreak: 0 }, run, ts);
+  return { state: done.state, transition: done.transition && { ...done.transition, recovered: true } };
 }
 
 /** Applies a heartbeat event: a ping or a missed deadline acts at once, without the two-run rule. */

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { observeExpiry } from './expiry.ts';
+import { newRecord } from './manage.ts';
+import { DAY } from './rollups.ts';
+
+const now = Date.UTC(2026, 5, 1);
+
+function titlesFor(kind: 'certificate' | 'domain', daysLeft: number[]): string[] {
+  const target = kind === 'domain' ? 'example.com' : 'https://example.com';
+  const rec = newRecord(
+    'c1',
+    { name: 'x', service: 's', kind: kind === 'domain' ? 'domain' : 'http', target },
+    now,
+    false,
+    null,
+  );
+  const titles: string[] = [];
+  for (const days of daysLeft) {
+    observeExpiry(rec, { kind, expires: now + days * DAY }, now, (_s, title) => titles.push(title));
+  }
+  return titles;
+}
+
+test('a domain registration is expiring within 30 days, a certificate within 14, as their runners say', () => {
+  assert.deepEqual(titlesFor('domain', [40]), []);
+  assert.deepEqual(titlesFor('domain', [25]), ['domain registration expires in 25 days']);
+  assert.deepEqual(titlesFor('certificate', [25]), []);
+  assert.deepEqual(titlesFor('certificate', [13]), ['certificate expires in 13 days']);
+  assert.deepEqual(titlesFor('certificate', [-1]), ['certificate expired']);
+});

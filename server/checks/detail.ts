@@ -3,7 +3,7 @@ import { invalid } from '../problem.ts';
 import { statement } from '../store/statements.ts';
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
-import { DAY, HOUR, MINUTE, meanLatency, readSeries, type Series, uptime } from './rollups.ts';
+import { DAY, HOUR, meanLatency, readSeries, type Series, uptimePercent, windowTotals } from './rollups.ts';
 import { BEATS } from './runs.ts';
 import type { CheckStatus } from './state.ts';
 import { listServices } from './store.ts';
@@ -97,11 +97,14 @@ export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
     .map((r) => ({ ts: r.ts, status: r.status, latencyMs: r.latency_ms, detail: r.detail }));
 }
 
-export function uptimes(db: DatabaseSync, ids: string[], now: number) {
+/** The last 24 hours: the services list, a service and a check's detail read them alike. */
+const dayTotals = (db: DatabaseSync, ids: string[], now: number) => windowTotals(db, ids, now - DAY, now);
+
+export function uptimes(db: DatabaseSync, ids: string[], now: number, day = dayTotals(db, ids, now)) {
   return {
-    day: uptime(db, ids, 't', now - DAY),
-    month: uptime(db, ids, 'h', now - 30 * DAY),
-    year: uptime(db, ids, 'd', now - 365 * DAY),
+    day: uptimePercent(day),
+    month: uptimePercent(windowTotals(db, ids, now - 30 * DAY, now)),
+    year: uptimePercent(windowTotals(db, ids, now - 365 * DAY, now)),
   };
 }
 
@@ -126,12 +129,13 @@ export function readDetail(engine: CheckEngine, entry: Entry, span: { from: numb
   const now = engine.deps.clock.now();
   const id = entry.rec.id;
   const siblings = engine.all().filter((e) => e.rec.service === entry.rec.service);
+  const day = dayTotals(db, [id], now);
   return {
     check: checkRow(entry),
     service: { name: entry.rec.service, status: worstStatus(siblings) },
     beats: readBeats(db, id),
-    uptime: withRuns(uptimes(db, [id], now)),
-    dayAverageMs: meanLatency(db, id, now - DAY),
+    uptime: withRuns(uptimes(db, [id], now, day)),
+    dayAverageMs: meanLatency(day),
     series: readSeries(db, id, span.from, span.to, now),
     expiry: entry.rec.expiry,
   };
@@ -149,13 +153,13 @@ export function readServices(engine: CheckEngine) {
         name: s.name,
         managed: s.managed,
         status: worstStatus(entries),
-        // Hour rollups: a list of every service stays cheap.
         uptime: {
-          day: uptime(
-            db,
-            entries.map((e) => e.rec.id),
-            'h',
-            now - DAY + MINUTE,
+          day: uptimePercent(
+            dayTotals(
+              db,
+              entries.map((e) => e.rec.id),
+              now,
+            ),
           ),
         },
         checks: entries.map((e) => ({

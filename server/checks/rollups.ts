@@ -17,19 +17,27 @@ export const resolutions: { res: Resolution; ms: number; keepMs: number }[] = [
   { res: 'd', ms: DAY, keepMs: 800 * DAY },
 ];
 
-/** Latency histogram bins: bin 0 holds < 1 ms, bin i ≥ 1 holds [GROWTH^(i-1), GROWTH^i) ms. */
+/**
+ * Latency histogram bins, 15% wide: bin 0 holds < FLOOR (about 0.01 ms), bin i ≥ 1 holds
+ * [GROWTH^(i-1-SHIFT), GROWTH^(i-SHIFT)) ms. SHIFT whole bins below 1 ms keep LAN pings apart.
+ */
 const GROWTH = 1.15;
-const MAX_BIN = 120;
+const SHIFT = 33;
+const FLOOR = GROWTH ** -SHIFT;
+const MAX_BIN = 153;
+/** Key prefix of the bins in a stored histogram (a JSON object such as {"l40": 3}). */
+const KEY = 'l';
 
 export function latencyBin(ms: number): number {
-  if (ms < 1) return 0;
-  return Math.min(MAX_BIN, 1 + Math.floor(Math.log(ms) / Math.log(GROWTH)));
+  if (ms < FLOOR) return 0;
+  // The epsilon keeps exact bin bounds (such as 1 ms) in the bin they start.
+  return Math.min(MAX_BIN, 1 + Math.floor(Math.log(ms) / Math.log(GROWTH) + SHIFT + 1e-9));
 }
 
 /** The value a bin stands for: the geometric middle of its bounds. */
 export function binValue(bin: number): number {
-  if (bin === 0) return 0.5;
-  return GROWTH ** (bin - 0.5);
+  if (bin === 0) return FLOOR / 2;
+  return GROWTH ** (bin - 0.5 - SHIFT);
 }
 
 export type Histogram = Map<number, number>;
@@ -37,7 +45,9 @@ export type Histogram = Map<number, number>;
 export function mergeHist(into: Histogram, json: string): void {
   const parsed = JSON.parse(json) as Record<string, number>;
   for (const key in parsed) {
-    const bin = Number(key.slice(1));
+    const n = Number(key.slice(1));
+    // 'b' keys are bins from 1 ms up (bin 0: under 1 ms): the same bounds, SHIFT bins lower.
+    const bin = key[0] === KEY ? n : n === 0 ? latencyBin(0.5) : n + SHIFT;
     into.set(bin, (into.get(bin) ?? 0) + parsed[key]!);
   }
 }
@@ -51,12 +61,14 @@ export function quantile(hist: Histogram, q: number): number | null {
   let seen = 0;
   for (const bin of [...hist.keys()].sort((a, b) => a - b)) {
     seen += hist.get(bin)!;
-    if (seen >= rank) return round(binValue(bin));
+    if (seen >= rank) return roundLatency(binValue(bin));
   }
   return null;
 }
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+/** Sub-millisecond latencies keep their relative precision (0.052, not 0.05). */
+const roundLatency = (ms: number) => round(ms, ms < 1 ? 4 : 2);
 
 export type RollupRun = {
   checkId: string;
@@ -80,7 +92,7 @@ ON CONFLICT (check_id, res, bucket) DO UPDATE SET
 /** Adds one run to its minute, 10-minute, hour and day rollups. Runs inside a writer job. */
 export function addToRollups(db: DatabaseSync, run: RollupRun): void {
   const stmt = statement(db, upsertSql);
-  const key = run.latencyMs === null ? null : `b${latencyBin(run.latencyMs)}`;
+  const key = run.latencyMs === null ? null : `${KEY}${latencyBin(run.latencyMs)}`;
   for (const { res, ms } of resolutions) {
     stmt.run({
       id: run.checkId,
@@ -116,35 +128,55 @@ type RollupRow = {
   hist: string;
 };
 
-/** Percent of up or degraded runs over [from, now] at resolution `res`, or null without runs. */
-export function uptime(db: DatabaseSync, checkIds: string[], res: Resolution, from: number): number | null {
-  if (checkIds.length === 0) return null;
-  const ms = resolutions.find((r) => r.res === res)!.ms;
-  // The IN list varies with the service's checks: not worth keeping prepared.
-  const row = db
-    .prepare(
-      `SELECT sum(up) AS up, sum(down) AS down, sum(degraded) AS degraded FROM check_rollups
-       WHERE check_id IN (${checkIds.map(() => '?').join(',')}) AND res = ? AND bucket >= ?`,
-    )
-    .get(...checkIds, res, Math.floor(from / ms) * ms) as {
-    up: number | null;
-    down: number | null;
-    degraded: number | null;
-  };
-  const good = (row.up ?? 0) + (row.degraded ?? 0);
-  const total = good + (row.down ?? 0);
+export type WindowTotals = { up: number; down: number; degraded: number; latCount: number; latSum: number };
+
+/**
+ * The rollup ranges that make up the window [from, now]: whole day buckets inside it, then for the
+ * leading edge whole hours, 10 minutes and minutes, each as far as that resolution is still kept. No
+ * bucket starts before `from`, so no run before the window counts; the window starts at the first whole
+ * minute (window within 2 days), hour (within 90 days) or day inside it. At most ~40 rows per check.
+ */
+export function windowParts(from: number, now: number): { res: Resolution; lo: number; hi: number }[] {
+  const parts: { res: Resolution; lo: number; hi: number }[] = [];
+  let hi = Number.MAX_SAFE_INTEGER;
+  for (const { res, ms, keepMs } of [...resolutions].reverse()) {
+    const lo = Math.ceil(from / ms) * ms;
+    // Buckets at or after now − keep are surely still there (pruning ran at or before now).
+    if (lo < now - keepMs) break;
+    parts.push({ res, lo, hi });
+    hi = lo;
+  }
+  return parts;
+}
+
+/** Run counts and latency sums of the checks over the window [from, now] (see windowParts). */
+export function windowTotals(db: DatabaseSync, checkIds: string[], from: number, now: number): WindowTotals {
+  const totals: WindowTotals = { up: 0, down: 0, degraded: 0, latCount: 0, latSum: 0 };
+  if (checkIds.length === 0) return totals;
+  const stmt = statement(
+    db,
+    `SELECT sum(up) AS up, sum(down) AS down, sum(degraded) AS degraded, sum(lat_count) AS latCount,
+       sum(lat_sum) AS latSum FROM check_rollups
+     WHERE check_id IN (SELECT value FROM json_each(?)) AND res = ? AND bucket >= ? AND bucket < ?`,
+  );
+  const ids = JSON.stringify(checkIds);
+  for (const part of windowParts(from, now)) {
+    const row = stmt.get(ids, part.res, part.lo, part.hi) as Record<keyof WindowTotals, number | null>;
+    for (const k of Object.keys(totals) as (keyof WindowTotals)[]) totals[k] += row[k] ?? 0;
+  }
+  return totals;
+}
+
+/** Percent of up or degraded runs, or null without runs. */
+export function uptimePercent(t: WindowTotals): number | null {
+  const good = t.up + t.degraded;
+  const total = good + t.down;
   return total === 0 ? null : round((100 * good) / total, 3);
 }
 
-/** Mean latency over [from, now] from 10-minute rollups, or null without a latency. */
-export function meanLatency(db: DatabaseSync, checkId: string, from: number): number | null {
-  const ms = 10 * MINUTE;
-  const row = statement(
-    db,
-    `SELECT sum(lat_count) AS n, sum(lat_sum) AS s FROM check_rollups
-       WHERE check_id = ? AND res = 't' AND bucket >= ?`,
-  ).get(checkId, Math.floor(from / ms) * ms) as { n: number | null; s: number | null };
-  return row.n ? round(row.s! / row.n) : null;
+/** Mean latency, or null without a latency. */
+export function meanLatency(t: WindowTotals): number | null {
+  return t.latCount ? round(t.latSum / t.latCount) : null;
 }
 
 export type Series = {
@@ -162,6 +194,8 @@ const steps: { ms: number; res: Resolution }[] = [
   { ms: HOUR, res: 'h' },
   { ms: 6 * HOUR, res: 'h' },
   { ms: DAY, res: 'd' },
+  // Only for from/to spans of 400 days not aligned to days, which touch 401 days.
+  { ms: 2 * DAY, res: 'd' },
 ];
 export const MAX_POINTS = 400;
 
@@ -169,7 +203,10 @@ export const MAX_POINTS = 400;
 export function chooseStep(from: number, to: number, now: number): { ms: number; res: Resolution } {
   for (const step of steps) {
     const keep = resolutions.find((r) => r.res === step.res)!.keepMs;
-    if ((to - from) / step.ms <= MAX_POINTS && from >= now - keep) return step;
+    // Points are the steps [from, to) touches: the first and last may be partial.
+    const first = Math.floor(from / step.ms) * step.ms;
+    const points = Math.ceil(to / step.ms) - first / step.ms;
+    if (points <= MAX_POINTS && first >= now - keep) return step;
   }
   return steps[steps.length - 1]!;
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { addToRollups } from '../checks/rollups.ts';
 import { type Any, checkServer } from '../checks/testkit.ts';
 
 const web = { name: 'home', service: 'shop', kind: 'http', target: 'http://127.0.0.1:9/', everyMs: 10_000 };
@@ -239,4 +240,50 @@ test('a check changed while its run is in flight keeps running on its new schedu
   await engine.flush();
   assert.ok(script.runs >= before + 3, `runs went on: ${before} then ${script.runs}`);
   assert.notEqual(engine.get(id)!.rec.lastRunAt, null);
+});
+
+test('day uptime and average count no run from before the last 24 hours, alike in every read', async (t) => {
+  const { server, clock, script, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  script.outcome = { status: 'up', latencyMs: 100, detail: '200 OK' };
+  const { id } = (await inject('POST', '/api/v1/checks', { ...web, everyMs: 7 * 86_400_000 })).body as Any;
+  await engine.flush();
+  // Not aligned to a minute, 10 minutes or an hour.
+  await clock.advance(2 * 86_400_000 + 37 * 60_000 + 31_000);
+  const now = clock.now();
+  const from = now - 86_400_000;
+  // One run a minute: down (5000 ms) for 2 hours before the window, up (100 ms) inside it.
+  await server.deps.store.writer.run((db) => {
+    for (let ts = from - 2 * 3_600_000; ts < now; ts += 60_000) {
+      const isDown = ts < from;
+      addToRollups(db, {
+        checkId: id,
+        ts,
+        status: isDown ? 'down' : 'up',
+        latencyMs: isDown ? 5000 : 100,
+        value: null,
+      });
+    }
+  });
+  const detail = (await inject('GET', `/api/v1/checks/${id}/detail`)).body as Any;
+  assert.equal(detail.uptime.day, 100);
+  assert.equal(detail.dayAverageMs, 100);
+  const list = (await inject('GET', '/api/v1/services')).body as Any;
+  assert.equal(list.services[0].uptime.day, 100);
+  const service = (await inject('GET', '/api/v1/services/shop')).body as Any;
+  assert.equal(service.uptime.day, 100);
+  // The month and year hold the down runs, and the first run.
+  assert.ok(service.uptime.month < 100);
+  assert.equal(service.uptime.month, detail.uptime.month);
+});
+
+test('an unaligned from/to span of 400 days gives at most 400 points', async (t) => {
+  const { server, clock, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
+  const to = clock.now() - 3_600_000 - 17;
+  const from = to - 400 * 86_400_000;
+  const detail = (await inject('GET', `/api/v1/checks/${id}/detail?from=${from}&to=${to}`)).body as Any;
+  assert.ok(detail.series.x.length <= 400, `${detail.series.x.length} points`);
+  assert.ok(detail.series.x[0] <= from);
 });

@@ -176,8 +176,7 @@ export class CheckEngine {
     this.entries.set(rec.id, entry);
     if (rec.pingTokenHash) this.byToken.set(rec.pingTokenHash, rec.id);
     if (rec.kind === 'heartbeat') {
-      // A changed heartbeat starts its period now; otherwise the stored expected time holds, so a
-      // restart neither records a handled miss again nor moves the schedule (older rows: from the last ping).
+      // A changed heartbeat starts its period now; else the stored expected time holds across restarts.
       const changed = when === 'now' && old !== undefined;
       const expectedAt = changed
         ? expectedAfter(def, now)
@@ -193,7 +192,7 @@ export class CheckEngine {
     if (!entry.hb) rec.expectedAt = null;
   }
 
-  /** Schedules a heartbeat's deadline (handled at once when due, never behind runs) and keeps its expected time for the next write. */
+  /** Schedules a heartbeat's deadline (never behind runs); its expected time goes with the next write. */
   private scheduleDeadline(entry: Entry): void {
     const hb = entry.hb!;
     entry.rec.expectedAt = hb.expectedAt;

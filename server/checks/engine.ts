@@ -176,14 +176,27 @@ export class CheckEngine {
     this.entries.set(rec.id, entry);
     if (rec.pingTokenHash) this.byToken.set(rec.pingTokenHash, rec.id);
     if (rec.kind === 'heartbeat') {
-      const from = when === 'now' && old ? now : (rec.lastPingAt ?? rec.createdAt);
-      entry.hb = { expectedAt: expectedAfter(def, from), startedAt: rec.startedAt };
-      this.scheduler.set(rec.id, heartbeatDeadline(def, entry.hb).at);
+      // A changed heartbeat starts its period now; else the stored expected time holds across restarts.
+      const changed = when === 'now' && old !== undefined;
+      const expectedAt = changed
+        ? expectedAfter(def, now)
+        : (rec.expectedAt ?? expectedAfter(def, rec.lastPingAt ?? rec.createdAt));
+      entry.hb = { expectedAt, startedAt: rec.startedAt };
+      this.scheduleDeadline(entry);
+      if (changed) void this.enqueue({ record: snapshot(rec), run: null, changes: [] });
     } else if (this.runsHere(entry)) {
       this.scheduler.set(rec.id, when === 'now' ? now : now + (hash(rec.id) % def.everyMs));
     } else {
       this.scheduler.remove(rec.id);
     }
+    if (!entry.hb) rec.expectedAt = null;
+  }
+
+  /** Schedules a heartbeat's deadline (never behind runs); its expected time goes with the next write. */
+  private scheduleDeadline(entry: Entry): void {
+    const hb = entry.hb!;
+    entry.rec.expectedAt = hb.expectedAt;
+    this.scheduler.set(entry.rec.id, heartbeatDeadline(entry.def, hb).at, true);
   }
 
   forget(id: string): void {
@@ -330,7 +343,7 @@ export class CheckEngine {
     if (kind === 'start') {
       rec.startedAt = now;
       entry.hb = { ...entry.hb, startedAt: now };
-      this.scheduler.set(rec.id, heartbeatDeadline(def, entry.hb).at);
+      this.scheduleDeadline(entry);
       this.deps.bus.publish(`service:${rec.service}`);
       return this.enqueue({ record: snapshot(rec), run: null, changes: [] });
     }
@@ -338,7 +351,7 @@ export class CheckEngine {
     rec.lastPingAt = now;
     rec.startedAt = null;
     entry.hb = { expectedAt: expectedAfter(def, now), startedAt: null };
-    this.scheduler.set(rec.id, heartbeatDeadline(def, entry.hb).at);
+    this.scheduleDeadline(entry);
     return this.recordRun(
       rec.id,
       { status: kind === 'success' ? 'up' : 'down', latencyMs: latency, detail },
@@ -353,7 +366,8 @@ export class CheckEngine {
     const detail = missedDetail(entry.def, hb, reason, entry.rec.lastPingAt);
     entry.hb = afterMissed(entry.def, hb, reason, now);
     entry.rec.startedAt = entry.hb.startedAt;
-    this.scheduler.set(entry.rec.id, heartbeatDeadline(entry.def, entry.hb).at);
+    // The advanced expected time is written with this run, in the same transaction.
+    this.scheduleDeadline(entry);
     void this.recordRun(entry.rec.id, { status: 'down', latencyMs: null, detail }, now);
   }
 

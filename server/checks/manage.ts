@@ -52,6 +52,7 @@ export function newRecord(
     pingUrlsMade: 0,
     lastPingAt: null,
     startedAt: null,
+    expectedAt: null,
   };
 }
 

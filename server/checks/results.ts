@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { pruneRollups } from './rollups.ts';
 import { pruneRuns, type RunWrite, writeRuns } from './runs.ts';
+import { writeExpectedTimes } from './store.ts';
 
 /** Results waiting to be written at most; beyond, the oldest are dropped (storage far behind). */
 const MAX_PENDING = 200_000;
@@ -44,12 +45,14 @@ export class ResultQueue {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, BATCH);
         try {
-          await this.deps.store.writer.run((db) =>
-            writeRuns(
+          await this.deps.store.writer.run((db) => {
+            const writes = batch.map((b) => b.write);
+            writeRuns(db, writes);
+            writeExpectedTimes(
               db,
-              batch.map((b) => b.write),
-            ),
-          );
+              writes.map((w) => w.record),
+            );
+          });
         } catch (error) {
           if ((error as { status?: number }).status === 503 && this.running()) {
             // Queue full: keep the results and try again shortly.

@@ -58,6 +58,29 @@ test('at most `concurrency` runs are in flight; the rest wait in order and repor
   assert.equal(s.active, 0);
 });
 
+test('a deadline is called when due, without a run slot, while runs wait for theirs', async () => {
+  const clock = new FakeClock(0);
+  const calls: [string, number][] = [];
+  const s = new Scheduler({
+    clock,
+    concurrency: 1,
+    run: (id) => {
+      calls.push([id, clock.now()]);
+      return id === 'deadline' ? undefined : new Promise<void>(() => {});
+    },
+  });
+  s.set('a', 0);
+  s.set('b', 0);
+  s.set('deadline', 50, true);
+  s.start();
+  await clock.advance(100);
+  assert.deepEqual(calls, [
+    ['a', 0],
+    ['deadline', 50],
+  ]);
+  assert.equal(s.active, 1, 'b still waits for the slot a holds');
+});
+
 test('stop halts runs', async () => {
   const clock = new FakeClock(0);
   let n = 0;

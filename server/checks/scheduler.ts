@@ -2,20 +2,21 @@ import type { Clock, TimerHandle } from '../clock.ts';
 
 /**
  * One scheduler for every server-side run and heartbeat deadline: a min-heap of due times with one
- * clock timer, and a cap on runs in flight (the rest wait in arrival order). Rescheduling or removing one
- * id touches only that id's entry.
+ * clock timer, and a cap on runs in flight (the rest wait in arrival order). Deadlines are synchronous
+ * and do no I/O: they are called as soon as due, never queued behind runs nor counted against the cap.
+ * Rescheduling or removing one id touches only that id's entry.
  */
 export type SchedulerOptions = {
   clock: Clock;
   /** Runs in flight at most. */
   concurrency: number;
-  /** Called when `id` is due; the scheduler counts it in flight until the promise settles. */
+  /** Called when `id` is due; the scheduler counts a run in flight until the promise settles. */
   run: (id: string, dueAt: number) => Promise<void> | void;
   /** Observes each start: how late it is against its due time (benchmarks, metrics). */
   onStart?: (id: string, lateMs: number) => void;
 };
 
-type Entry = { at: number; id: string; gen: number };
+type Entry = { at: number; id: string; gen: number; deadline: boolean };
 
 export class Scheduler {
   private readonly options: SchedulerOptions;
@@ -34,11 +35,11 @@ export class Scheduler {
     this.options = options;
   }
 
-  /** Schedules `id` at `at`, replacing its previous time. */
-  set(id: string, at: number): void {
+  /** Schedules `id` at `at`, replacing its previous time; a `deadline` is called at once when due. */
+  set(id: string, at: number, deadline = false): void {
     const gen = ++this.gen;
     this.current.set(id, gen);
-    push(this.heap, { at, id, gen });
+    push(this.heap, { at, id, gen, deadline });
     if (!this.running) return;
     // Due now (a new or changed check): start it without waiting for a timer.
     if (at <= this.options.clock.now()) this.tick();
@@ -93,12 +94,24 @@ export class Scheduler {
   private tick(): void {
     if (!this.running) return;
     const now = this.options.clock.now();
+    const deadlines: Entry[] = [];
     while (this.heap.length > 0 && this.heap[0]!.at <= now) {
       const entry = pop(this.heap)!;
-      if (this.current.get(entry.id) === entry.gen) this.ready.push(entry);
+      if (this.current.get(entry.id) === entry.gen) (entry.deadline ? deadlines : this.ready).push(entry);
     }
+    for (const entry of deadlines) this.deadline(entry);
     this.drain();
     this.arm();
+  }
+
+  private deadline(entry: Entry): void {
+    if (!this.running || this.current.get(entry.id) !== entry.gen) return;
+    this.current.delete(entry.id);
+    try {
+      void this.options.run(entry.id, entry.at)?.catch(() => {});
+    } catch {
+      // A failing deadline must not stop the others.
+    }
   }
 
   private drain(): void {

@@ -28,6 +28,8 @@ export type CheckRecord = {
   pingUrlsMade: number;
   lastPingAt: number | null;
   startedAt: number | null;
+  /** Heartbeats: when the next ping is expected (moved on by pings and by each recorded miss). */
+  expectedAt: number | null;
 };
 
 type Row = Record<string, string | number | null>;
@@ -67,6 +69,7 @@ function fromRow(r: Row): CheckRecord {
     pingUrlsMade: r.ping_urls_made as number,
     lastPingAt: r.last_ping_at as number | null,
     startedAt: r.started_at as number | null,
+    expectedAt: r.expected_at as number | null,
   };
 }
 
@@ -210,6 +213,12 @@ export function insertChange(db: DatabaseSync, c: Change): void {
     db,
     'INSERT INTO check_changes (check_id, service, ts, status, title, detail) VALUES (?, ?, ?, ?, ?, ?)',
   ).run(c.checkId, c.service, c.ts, c.status, c.title, c.detail);
+}
+
+/** Stores heartbeats' expected times; runs in the same writer job as their runs (see results.ts). */
+export function writeExpectedTimes(db: DatabaseSync, records: CheckRecord[]): void {
+  const update = statement(db, 'UPDATE checks SET expected_at = ? WHERE id = ?');
+  for (const c of records) if (c.kind === 'heartbeat') update.run(c.expectedAt, c.id);
 }
 
 export function setPingToken(

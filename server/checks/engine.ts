@@ -391,7 +391,7 @@ export class CheckEngine {
 }
 
 function titleOf(t: Transition): string {
-  if (t.from === 'down' && t.to !== 'down') return `recovered: ${t.to}`;
+  if ((t.from === 'down' || t.recovered) && t.to !== 'down') return `recovered: ${t.to}`;
   return t.to;
 }
 

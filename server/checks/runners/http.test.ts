@@ -36,6 +36,10 @@ function routes(req: IncomingMessage, res: ServerResponse) {
       return res.end(JSON.stringify({ method: req.method, headers: req.headers }));
     case '/slow':
       return; // never answers
+    case '/stall':
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial'); // and never the rest
+      return;
     case '/delay':
       setTimeout(() => res.end('late'), 150);
       return;
@@ -182,6 +186,35 @@ describe('http runner', () => {
     assert.equal((await pending).detail, 'timed out after 5000 ms');
   });
 
+  test('a body that stalls is given up after the run: its connection is closed', async () => {
+    // A server of its own, so that no kept-alive connection of another test is counted.
+    const stalling = http.createServer(routes);
+    let open = 0;
+    stalling.on('connection', (socket) => {
+      open++;
+      socket.once('close', () => open--);
+    });
+    const target = `http://127.0.0.1:${await listen(stalling)}/stall`;
+    // A long timeout: the connection must close because of the stall, not because the run timed out.
+    const out = await httpRunner(checkOf({ kind: 'http', target, timeoutMs: 30_000 }), contextOf());
+    assert.equal(out.status, 'up', out.detail);
+    assert.equal(open, 1);
+    for (let i = 0; i < 60 && open > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(open, 0, 'the stalled connection was closed');
+    stalling.close();
+  });
+
+  test('an https URL on a plain HTTP port is one clear line', async () => {
+    const out = await run('/ok', {}, contextOf());
+    assert.equal(out.status, 'up');
+    const tls = await httpRunner(
+      checkOf({ kind: 'http', target: base.replace('http:', 'https:') }),
+      contextOf(),
+    );
+    assert.equal(tls.status, 'down');
+    assert.equal(tls.detail, 'TLS handshake failed (does this port speak HTTPS?)');
+  });
+
   test('a closed port is down', async () => {
     const port = await closedPort();
     const out = await httpRunner(checkOf({ kind: 'http', target: `http://127.0.0.1:${port}/` }), contextOf());
@@ -230,6 +263,16 @@ describe('https runner', () => {
     assert.ok(out.expiry!.expires - Date.now() <= 5 * DAY, "the second server's certificate");
   });
 
+  test('a redirect from https to plain http leaves no certificate observed', async () => {
+    const plain = http.createServer(routes);
+    const plainBase = `http://127.0.0.1:${await listen(plain)}`;
+    const out = await run(`${soon}/to?url=${encodeURIComponent(`${plainBase}/ok`)}`, [pki.caPem]);
+    plain.closeAllConnections();
+    plain.close();
+    assert.equal(out.status, 'up', out.detail);
+    assert.equal(out.expiry, undefined);
+  });
+
   test('an untrusted certificate is down with a certificate error', async () => {
     const out = await run(`${good}/ok`);
     assert.equal(out.status, 'down');
@@ -238,6 +281,7 @@ describe('https runner', () => {
     const selfSigned = await run(`${self}/ok`, [pki.caPem]);
     assert.equal(selfSigned.status, 'down');
     assert.match(selfSigned.detail, /^certificate error: .*self-signed/);
+    assert.doesNotMatch(selfSigned.detail, /Node\.js|--use-system-ca/);
   });
 
   test('a certificate expiring within 14 days is degraded', async () => {

@@ -58,12 +58,21 @@ export const httpRunner: Runner = safe(async (check, ctx) => {
       if (url.protocol === 'https:' && isCertificateError(error)) {
         const expires = await peekCertificateExpiry(url, signal);
         if (expires !== null) expiry = { kind: 'certificate', expires };
-        return fail(`certificate error: ${(error as Error).message}`);
+        return fail(`certificate error: ${certificateMessage(error)}`);
+      }
+      if (url.protocol === 'https:' && isTlsError(error)) {
+        return fail('TLS handshake failed (does this port speak HTTPS?)');
       }
       return fail(networkDetail(error));
     }
     const { res, certExpires } = response;
-    expiry = certExpires === null ? expiry : { kind: 'certificate', expires: certExpires };
+    // The certificate observed is the final URL's: a plain http:// hop has none.
+    expiry =
+      url.protocol === 'http:'
+        ? undefined
+        : certExpires === null
+          ? expiry
+          : { kind: 'certificate', expires: certExpires };
     const code = res.statusCode ?? 0;
     const location = res.headers.location;
     if (follow && redirectCodes.has(code) && location) {
@@ -238,6 +247,9 @@ function send(
   });
 }
 
+/** How long a body nobody reads may take to arrive before its connection is closed. */
+const DRAIN_WAIT_MS = 2000;
+
 /** Drops a body nobody reads: a short one is drained so the connection can serve the next run. */
 function discard(res: IncomingMessage): void {
   res.on('error', () => {});
@@ -249,7 +261,21 @@ function discard(res: IncomingMessage): void {
     seen += chunk.length;
     if (seen > DRAIN_MAX_BYTES) res.destroy();
   });
+  // A server that stalls mid-body must not hold the connection after the run: give up on it.
+  const stalled = setTimeout(() => res.destroy(), DRAIN_WAIT_MS);
+  stalled.unref();
+  res.once('close', () => clearTimeout(stalled));
   res.resume();
+}
+
+/** Node's message without its advice on Node flags: mon takes extra roots from its own settings. */
+function certificateMessage(error: unknown): string {
+  return ((error as Error).message ?? String(error)).split('; if the root CA')[0]!.trim();
+}
+
+function isTlsError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code ?? '';
+  return code === 'EPROTO' || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_');
 }
 
 function isCertificateError(error: unknown): boolean {

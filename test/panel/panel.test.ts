@@ -210,3 +210,136 @@ test('setup, sign-in, a live check, users and a viewer without write controls', 
 
   assert.deepEqual(failures, []);
 });
+
+/** JSON API calls from the signed-in page: same origin, with its session cookie. */
+async function apiCall<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
+  const result = await page.evaluate(
+    async ({ method, path, body }) => {
+      const response = await fetch(`/api/v1${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, text: await response.text() };
+    },
+    { method, path, body },
+  );
+  assert.ok(result.status < 300, `${method} ${path}: ${result.status} ${result.text}`);
+  return (result.text ? JSON.parse(result.text) : undefined) as T;
+}
+
+/** How far the page is wider than the window, in CSS pixels (0 when nothing overflows). */
+const overflowX = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+// Runs after the first test, which made the admin account.
+test('editing keeps what the form does not show; errors in the form words; confirm; narrow screens', {
+  timeout: 60_000,
+}, async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+  const page = await newPage(context);
+  const failures: string[] = [];
+  page.on('pageerror', (error) => failures.push(String(error)));
+  try {
+    await signIn(page, admin);
+
+    // An HTTP check whose whole body must equal "OK" keeps that assertion through an edit.
+    const expect = [{ equals: 'OK' }, { status: 200 }];
+    const { id } = await apiCall<{ id: string }>(page, 'POST', '/checks', {
+      name: 'body equals',
+      service: 'web',
+      kind: 'http',
+      target: target.url,
+      everyMs: 60_000,
+      expect,
+    });
+    await page.goto(`${mon.base}/checks/${id}/edit`);
+    assert.equal(await page.getByLabel('Assertion 1 type').inputValue(), 'equals');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL(new RegExp(`/checks/${id}$`));
+    const saved = await apiCall<{ input: { expect: unknown } }>(page, 'GET', `/checks/${id}`);
+    assert.deepEqual(saved.input.expect, expect);
+
+    // An empty response time is "required" at its row, and nothing is sent.
+    await page.goto(`${mon.base}/checks/${id}/edit`);
+    await page.getByRole('button', { name: 'Add assertion' }).click();
+    await page.getByLabel('Assertion 3 type').selectOption('responseTimeBelowMs');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const third = page.locator('[data-field="expect[2]"] .field-error');
+    assert.equal(await third.textContent(), 'required');
+    assert.equal(await page.getByLabel('Assertion 3 value').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-expect-2');
+    await page.getByLabel('Assertion 3 value').fill('500');
+
+    // A bad header name shows at the headers, naming the header.
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Header 1 name').fill('Bad Name');
+    await page.getByLabel('Header 1 value').fill('x');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('[data-field="headers"] .field-error').waitFor();
+    assert.match(
+      String(await page.locator('[data-field="headers"] .field-error').textContent()),
+      /^Bad Name: /,
+    );
+    await page.getByLabel('Remove header 1').click();
+
+    // Errors use the form's labels, not the API's field names.
+    await page.getByLabel('Timeout').fill('2m');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const timeoutError = page.locator('[data-field="timeoutMs"] .field-error');
+    await timeoutError.waitFor();
+    assert.equal(await timeoutError.textContent(), 'must not exceed “Run every”');
+    await page.screenshot({ path: artifactPath('16-check-form-labels.png'), fullPage: true });
+    await page.getByLabel('Timeout').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL(new RegExp(`/checks/${id}$`));
+    const edited = await apiCall<{ input: { expect: unknown } }>(page, 'GET', `/checks/${id}`);
+    assert.deepEqual(edited.input.expect, [...expect, { responseTimeBelowMs: 500 }]);
+
+    // Confirm: Escape cancels from either button; focus goes back to "Delete…".
+    const deleteButton = page.getByRole('button', { name: 'Delete…' });
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent);
+    await deleteButton.click();
+    assert.equal(await focusedText(), 'Cancel');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await focusedText(), 'Delete');
+    await page.keyboard.press('Escape');
+    await deleteButton.waitFor();
+    assert.equal(await focusedText(), 'Delete…');
+    await deleteButton.click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await deleteButton.waitFor();
+    assert.equal(await focusedText(), 'Delete…');
+
+    // A long unbroken name wraps: the service page and the overview stay within the window.
+    const long = 'z'.repeat(100);
+    const service = 'y'.repeat(100);
+    await apiCall(page, 'POST', '/checks', { name: long, service, kind: 'tcp', target: '127.0.0.1:9' });
+    await page.goto(`${mon.base}/services/${service}`);
+    await page.getByRole('heading', { name: service }).waitFor();
+    assert.equal(await overflowX(page), 0);
+    const table = page.locator('main table');
+    const fits = await table.evaluate((t) => t.scrollWidth <= (t.parentElement as HTMLElement).clientWidth);
+    assert.ok(fits, 'the checks table fits its card');
+    await page.screenshot({ path: artifactPath('17-long-name-service.png'), fullPage: true });
+    await page.goto(mon.base);
+    await page.locator(`li[data-check="${long}"]`).waitFor();
+    assert.equal(await overflowX(page), 0);
+    const head = page.locator('.service-head').filter({ hasText: service });
+    assert.ok(await head.evaluate((h) => h.scrollWidth <= h.clientWidth), 'the service header fits');
+
+    // On a phone the top bar wraps instead of widening the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const path of ['/checks/new', `/services/${service}`, '/']) {
+      await page.goto(`${mon.base}${path}`);
+      await page.locator('main h1').waitFor();
+      assert.equal(await overflowX(page), 0, `${path} is no wider than the phone`);
+    }
+    await page.screenshot({ path: artifactPath('18-phone-overview.png'), fullPage: true });
+  } catch (error) {
+    await page.screenshot({ path: artifactPath('failure-forms.png'), fullPage: true }).catch(() => {});
+    throw error;
+  }
+  await context.close();
+  assert.deepEqual(failures, []);
+});

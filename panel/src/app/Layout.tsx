@@ -71,7 +71,10 @@ export function Layout({ user, children }: Props) {
           >
             {theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}
           </button>
-          <span className="muted small" title={user.role === 'admin' ? 'Administrator' : 'Viewer: read only'}>
+          <span
+            className="who muted small"
+            title={`${user.email}: ${user.role === 'admin' ? 'administrator' : 'viewer, read only'}`}
+          >
             {user.email}
             {admin ? null : (
               <span className="badge" style={{ marginLeft: '0.4rem' }}>

@@ -1,32 +1,45 @@
+import { useId } from 'react';
+import { flushSync } from 'react-dom';
 import { useFocusOnMount } from '../lib/focus.ts';
 
 type Props = {
   question: string;
   action: string;
   busy?: boolean;
+  /** Id of the button that opened the question: it comes back on cancel and gets the focus again. */
+  trigger: string;
   onConfirm: () => void;
   onCancel: () => void;
 };
 
-/** An inline "are you sure" for destructive actions; focus lands on Cancel, Escape cancels. */
-export function Confirm({ question, action, busy, onConfirm, onCancel }: Props) {
-  const cancel = useFocusOnMount<HTMLButtonElement>();
+/** An inline "are you sure" for destructive actions; focus lands on Cancel, Escape cancels from either button. */
+export function Confirm({ question, action, busy, trigger, onConfirm, onCancel }: Props) {
+  const cancelButton = useFocusOnMount<HTMLButtonElement>();
+  const questionId = useId();
+  const cancel = () => {
+    // Render the trigger again now, so that focus can go back to it instead of to the page.
+    flushSync(onCancel);
+    document.getElementById(trigger)?.focus();
+  };
   return (
-    <span className="confirm">
-      <span>{question}</span>
+    // A group, so that Escape works from either button.
+    <fieldset
+      className="confirm"
+      aria-labelledby={questionId}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          cancel();
+        }
+      }}
+    >
+      <span id={questionId}>{question}</span>
       <button type="button" className="danger solid" onClick={onConfirm} disabled={busy}>
         {action}
       </button>
-      <button
-        ref={cancel}
-        type="button"
-        onClick={onCancel}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') onCancel();
-        }}
-      >
+      <button ref={cancelButton} type="button" onClick={cancel}>
         Cancel
       </button>
-    </span>
+    </fieldset>
   );
 }

@@ -17,7 +17,8 @@ export class ApiError extends Error {
   /** A 422's `detail` reads `<field path>: <message>`; returns both, or null. */
   field(): { path: string; message: string } | null {
     if (this.status !== 422 || !this.detail) return null;
-    const match = /^([\w$.[\]-]+): (.+)$/s.exec(this.detail);
+    // The path may hold any character (`headers.Bad Name`); the first ": " ends it.
+    const match = /^(.+?): (.+)$/s.exec(this.detail);
     if (!match) return null;
     return { path: match[1]!.replace(/^check\./, ''), message: match[2]! };
   }

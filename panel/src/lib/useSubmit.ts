@@ -3,9 +3,10 @@ import { ApiError } from './api.ts';
 
 /**
  * Submit handling of a small form that stays on its page: busy while `action` runs, the form reset
- * after it succeeds, and its ApiError split into the one field it names (a 422) or a form-level error.
+ * after it succeeds, and its ApiError split into the one field it names (a 422 naming one of `fields`)
+ * or a form-level error.
  */
-export function useSubmit(action: (form: FormData) => Promise<void>): Submit {
+export function useSubmit(action: (form: FormData) => Promise<void>, fields: readonly string[]): Submit {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -22,7 +23,9 @@ export function useSubmit(action: (form: FormData) => Promise<void>): Submit {
       setBusy(false);
     }
   };
-  const field = error?.field() ?? null;
+  // An error naming a field this form does not show stays a form-level error, so it is never lost.
+  const named = error?.field() ?? null;
+  const field = named && fields.includes(named.path) ? named : null;
   return {
     busy,
     onSubmit: (event: FormEvent<HTMLFormElement>) => void onSubmit(event),

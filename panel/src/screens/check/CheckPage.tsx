@@ -99,10 +99,11 @@ export function CheckPage({ id }: { id: string }) {
                 action="Delete"
                 busy={remove.isPending}
                 onConfirm={() => remove.mutate()}
+                trigger="delete-check"
                 onCancel={() => setConfirming(false)}
               />
             ) : (
-              <button type="button" className="danger" onClick={() => setConfirming(true)}>
+              <button type="button" id="delete-check" className="danger" onClick={() => setConfirming(true)}>
                 Delete…
               </button>
             )}

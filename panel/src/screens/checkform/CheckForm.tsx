@@ -4,7 +4,6 @@ import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { control, Field, fieldId } from '../../components/Field.tsx';
 import { ApiError, enc, get, post, put } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
-import { formatDuration } from '../../lib/format.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import type { CheckDefinitionRead, ServiceSummary } from '../../lib/types.ts';
@@ -17,10 +16,12 @@ import {
   emptyForm,
   type FieldErrors,
   type FormState,
+  fieldLabel,
   formFromBody,
   kindInfo,
   kinds,
   methods,
+  readableMessage,
 } from './model.ts';
 
 /** Create (no id) or edit a check of any kind; the server's 422 lands at the field it names. */
@@ -96,12 +97,16 @@ function FormBody({
       if (field) {
         const m = /^expect\[(\d+)\]/.exec(field.path);
         const row = m ? built.expectRows[Number(m[1])] : undefined;
+        const kind = built.body.kind;
         if (row !== undefined) {
-          setExpectErrors(new Map([[row, field.message]]));
+          setExpectErrors(new Map([[row, readableMessage(kind, '', field.message)]]));
           setFocus(`expect-${m![1]}`);
         } else {
+          // `headers.Bad Name: must be a header name` belongs to the headers editor; say which header.
           const top = field.path.split(/[.[]/)[0]!;
-          setErrors({ [top]: top.endsWith('Ms') ? humanizeMs(field.message) : field.message });
+          const rest = field.path.slice(top.length).replace(/^\./, '');
+          const message = readableMessage(kind, top, field.message);
+          setErrors({ [top]: top === 'headers' && rest ? `${rest}: ${message}` : message });
           setFocus(top);
         }
       } else if (error.status === 409 && /name/i.test(error.detail ?? '')) {
@@ -119,11 +124,13 @@ function FormBody({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const built = bodyFromForm(f);
-    setExpectErrors(new Map());
+    setExpectErrors(built.expectErrors);
     setErrors(built.errors);
     save.reset();
     const first = Object.keys(built.errors)[0];
     if (first) return setFocus(first);
+    const row = built.expectRows.findIndex((key) => built.expectErrors.has(key));
+    if (row >= 0) return setFocus(`expect-${row}`);
     save.mutate(built);
   };
 
@@ -353,7 +360,7 @@ function FormBody({
           ) : null}
           {stray.map(([path, message]) => (
             <p key={path} className="field-error" role="alert">
-              {path}: {message}
+              {fieldLabel(k, path) ?? path}: {message}
             </p>
           ))}
           {save.error && !fieldShown ? <ErrorBox error={save.error} title="Could not save." /> : null}
@@ -371,9 +378,4 @@ function FormBody({
       </form>
     </>
   );
-}
-
-/** "must be at least 10000" on a millisecond field reads better as "must be at least 10 s". */
-function humanizeMs(message: string): string {
-  return message.replace(/\b\d{4,}\b/g, (n) => formatDuration(Number(n)));
 }

@@ -1,5 +1,5 @@
 import type { CheckKind } from '../../../../protocol/check.ts';
-import { type AssertionRow, type AssertionType, assertionLabels, assertionTypes, newKey } from './model.ts';
+import { type AssertionRow, type AssertionType, assertionLabel, assertionTypes, newKey } from './model.ts';
 
 type Props = {
   kind: CheckKind;
@@ -47,7 +47,7 @@ export function ExpectEditor({ kind, rows, onChange, errors }: Props) {
               >
                 {types.map((t) => (
                   <option key={t} value={t}>
-                    {assertionLabels[t]}
+                    {assertionLabel(kind, t)}
                   </option>
                 ))}
               </select>
@@ -56,7 +56,11 @@ export function ExpectEditor({ kind, rows, onChange, errors }: Props) {
                 aria-label={`Assertion ${i + 1} value`}
                 aria-invalid={error ? true : undefined}
                 value={row.value}
-                placeholder={placeholders[row.type]}
+                placeholder={
+                  kind === 'http' && row.type === 'equals'
+                    ? 'the whole body, e.g. OK'
+                    : placeholders[row.type]
+                }
                 inputMode={row.type === 'responseTimeBelowMs' ? 'numeric' : undefined}
                 onChange={(e) => update(row.key, { value: e.target.value })}
                 style={{ flex: '1 1 10rem', width: 'auto' }}

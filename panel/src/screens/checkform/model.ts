@@ -1,5 +1,10 @@
-import type { Assertion, CheckBody, CheckKind } from '../../../../protocol/check.ts';
-import { durationText, parseDuration } from '../../lib/format.ts';
+import {
+  type Assertion,
+  allowedAssertions,
+  type CheckBody,
+  type CheckKind,
+} from '../../../../protocol/check.ts';
+import { durationText, formatDuration, parseDuration } from '../../lib/format.ts';
 
 /** The check form's state: text as typed, turned into a check body on submit (protocol/check.ts). */
 
@@ -21,15 +26,8 @@ export type AssertionType =
   | 'equals'
   | 'responseTimeBelowMs';
 
-/** Which assertions each kind takes; mirrors `allowedAssertions` of protocol/check.ts. */
-export const assertionTypes: Record<CheckKind, AssertionType[]> = {
-  http: ['status', 'bodyContains', 'bodyNotContains', 'json', 'responseTimeBelowMs'],
-  tcp: ['responseTimeBelowMs'],
-  dns: ['equals', 'bodyContains', 'responseTimeBelowMs'],
-  ping: ['responseTimeBelowMs'],
-  domain: [],
-  heartbeat: [],
-};
+/** Which assertions each kind takes: the server's list, so that a save never drops one it accepts. */
+export const assertionTypes = allowedAssertions as Record<CheckKind, AssertionType[]>;
 
 export const assertionLabels: Record<AssertionType, string> = {
   status: 'Status is',
@@ -39,6 +37,10 @@ export const assertionLabels: Record<AssertionType, string> = {
   equals: 'An answer equals',
   responseTimeBelowMs: 'Response time below (ms)',
 };
+
+/** An `equals` alone compares an HTTP check's whole body, or a DNS check's answers. */
+export const assertionLabel = (kind: CheckKind, type: AssertionType) =>
+  type === 'equals' && kind === 'http' ? 'Body equals' : assertionLabels[type];
 
 export const kindInfo: Record<
   CheckKind,
@@ -186,11 +188,56 @@ export function formFromBody(body: CheckBody): FormState {
   };
 }
 
-/** Field errors found before sending (unreadable durations); the server judges everything else. */
+/** The form's label of an API field, so that errors speak the form's words. */
+export function fieldLabel(kind: CheckKind, field: string): string | undefined {
+  const labels: Record<string, string> = {
+    name: 'Name',
+    service: 'Service',
+    kind: 'Kind',
+    target: kindInfo[kind].target || 'Target',
+    method: 'Method',
+    headers: 'Request headers',
+    everyMs: kind === 'heartbeat' ? 'Expected every' : 'Run every',
+    timeoutMs: 'Timeout',
+    from: 'Run from host',
+    expect: 'Assertions',
+    cron: 'Cron expression',
+    timezone: 'Time zone',
+    graceMs: 'Grace time',
+    bodyContains: assertionLabels.bodyContains,
+    bodyNotContains: assertionLabels.bodyNotContains,
+    responseTimeBelowMs: 'Response time below',
+  };
+  return labels[field];
+}
+
+/**
+ * A server message in the form's words: API names become labels ("must not exceed everyMs" reads
+ * "must not exceed “Run every”"), and milliseconds of a duration field become a duration.
+ */
+export function readableMessage(kind: CheckKind, field: string, message: string): string {
+  const named = message.replace(
+    /\b(everyMs|timeoutMs|graceMs|responseTimeBelowMs|bodyContains|bodyNotContains)\b/g,
+    (name) => `“${fieldLabel(kind, name)}”`,
+  );
+  return /^(everyMs|timeoutMs|graceMs)$/.test(field)
+    ? named.replace(/\b\d{4,}\b/g, (n) => formatDuration(Number(n)))
+    : named;
+}
+
+/** Field errors found before sending (unreadable durations, empty assertions); the server judges the rest. */
 export type FieldErrors = Record<string, string>;
 
-/** `expectRows[i]` is the key of the form row sent as `expect[i]`, to put the server's errors at that row. */
-export type Built = { body: CheckBody; errors: FieldErrors; expectRows: number[] };
+/**
+ * `expectRows[i]` is the key of the form row sent as `expect[i]`, to put the server's errors at that row;
+ * `expectErrors` holds the rows' own errors by row key.
+ */
+export type Built = {
+  body: CheckBody;
+  errors: FieldErrors;
+  expectRows: number[];
+  expectErrors: Map<number, string>;
+};
 
 export function bodyFromForm(f: FormState): Built {
   const errors: FieldErrors = {};
@@ -215,7 +262,7 @@ export function bodyFromForm(f: FormState): Built {
     }
     const grace = duration(f.grace, 'graceMs');
     if (grace !== undefined) body.graceMs = grace;
-    return { body, errors, expectRows: [] };
+    return { body, errors, expectRows: [], expectErrors: new Map() };
   }
   if (f.target.trim()) body.target = f.target.trim();
   if (k === 'http') {
@@ -233,10 +280,15 @@ export function bodyFromForm(f: FormState): Built {
   const allowed = assertionTypes[k];
   const expect: Assertion[] = [];
   const expectRows: number[] = [];
+  const expectErrors = new Map<number, string>();
   f.expect.forEach((row) => {
     if (!allowed.includes(row.type)) return;
     const a: Assertion = {};
     const v = row.value.trim();
+    // An empty value is missing, not 0 or "": say so here rather than send something else.
+    if (v === '') expectErrors.set(row.key, 'required');
+    else if (row.type === 'responseTimeBelowMs' && !/^\d+$/.test(v))
+      expectErrors.set(row.key, 'use a whole number of milliseconds, e.g. 500');
     if (row.type === 'status') a.status = /^\d+$/.test(v) ? Number(v) : v;
     else if (row.type === 'responseTimeBelowMs') a.responseTimeBelowMs = Number(v);
     else if (row.type === 'json') {
@@ -249,5 +301,5 @@ export function bodyFromForm(f: FormState): Built {
     expectRows.push(row.key);
   });
   if (expect.length) body.expect = expect;
-  return { body, errors, expectRows };
+  return { body, errors, expectRows, expectErrors };
 }

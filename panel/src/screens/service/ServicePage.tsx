@@ -91,7 +91,7 @@ export function ServicePage({ name }: { name: string }) {
                     </div>
                   ) : null}
                 </td>
-                <td>
+                <td className="name-cell">
                   <Link href={`/checks/${c.id}`}>{c.name}</Link>
                   <div className="muted small">
                     {c.kind}
@@ -99,7 +99,7 @@ export function ServicePage({ name }: { name: string }) {
                     {c.managed ? ' · mon.toml' : c.hostDefined ? ' · checks.toml' : ''}
                   </div>
                 </td>
-                <td className="mono small">{targetText(c)}</td>
+                <td className="mono small name-cell">{targetText(c)}</td>
                 <td className="num">{formatLatency(c.lastLatencyMs)}</td>
                 <td className="small">
                   {c.lastRunAt ? formatWhen(c.lastRunAt) : <span className="muted">not yet</span>}

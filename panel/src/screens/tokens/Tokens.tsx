@@ -84,7 +84,7 @@ export default function Tokens() {
           >
             {tokens.data.tokens.map((t) => (
               <tr key={t.id}>
-                <td>{t.label}</td>
+                <td className="name-cell">{t.label}</td>
                 <td>
                   <span className="badge">{t.scope}</span>
                 </td>
@@ -99,10 +99,16 @@ export default function Tokens() {
                       action="Revoke"
                       busy={revoke.isPending}
                       onConfirm={() => revoke.mutate(t.id)}
+                      trigger={`revoke-${t.id}`}
                       onCancel={() => setConfirm(null)}
                     />
                   ) : (
-                    <button type="button" className="link-button danger" onClick={() => setConfirm(t.id)}>
+                    <button
+                      type="button"
+                      id={`revoke-${t.id}`}
+                      className="link-button danger"
+                      onClick={() => setConfirm(t.id)}
+                    >
                       Revoke
                     </button>
                   )}
@@ -123,13 +129,16 @@ export default function Tokens() {
 }
 
 function NewToken({ onCreated }: { onCreated: (token: Token & { token: string }) => void }) {
-  const submit = useSubmit(async (form) => {
-    const token = await post<Token & { token: string }>('/tokens', {
-      label: String(form.get('label')),
-      scope: String(form.get('scope')),
-    });
-    onCreated(token);
-  });
+  const submit = useSubmit(
+    async (form) => {
+      const token = await post<Token & { token: string }>('/tokens', {
+        label: String(form.get('label')),
+        scope: String(form.get('scope')),
+      });
+      onCreated(token);
+    },
+    ['label'],
+  );
   return (
     <FormCard title="Create a token" action="Create token" submit={submit}>
       <Field id="token-label" label="Label" error={submit.fieldError('label')}>

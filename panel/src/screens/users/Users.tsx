@@ -78,7 +78,7 @@ export default function Users() {
         >
           {users.data.users.map((u) => (
             <tr key={u.id}>
-              <td>
+              <td className="name-cell">
                 {u.email}
                 {me?.email === u.email ? <span className="muted small"> (you)</span> : null}
               </td>
@@ -118,6 +118,7 @@ export default function Users() {
                     action="Remove"
                     busy={remove.isPending}
                     onConfirm={() => remove.mutate(u.id, { onSettled: () => setConfirm(null) })}
+                    trigger={`remove-${u.id}`}
                     onCancel={() => setConfirm(null)}
                   />
                 ) : (
@@ -125,7 +126,12 @@ export default function Users() {
                     <button type="button" className="link-button" onClick={() => setPasswordFor(u.id)}>
                       Set password
                     </button>
-                    <button type="button" className="link-button danger" onClick={() => setConfirm(u.id)}>
+                    <button
+                      type="button"
+                      id={`remove-${u.id}`}
+                      className="link-button danger"
+                      onClick={() => setConfirm(u.id)}
+                    >
                       Remove
                     </button>
                   </span>
@@ -180,15 +186,18 @@ function PasswordForm({
 }
 
 function AddUser({ onAdded }: { onAdded: () => void }) {
-  const submit = useSubmit(async (form) => {
-    const password = String(form.get('password'));
-    await post('/users', {
-      email: String(form.get('email')).trim(),
-      role: String(form.get('role')),
-      password: password === '' ? null : password,
-    });
-    onAdded();
-  });
+  const submit = useSubmit(
+    async (form) => {
+      const password = String(form.get('password'));
+      await post('/users', {
+        email: String(form.get('email')).trim(),
+        role: String(form.get('role')),
+        password: password === '' ? null : password,
+      });
+      onAdded();
+    },
+    ['email', 'password'],
+  );
   return (
     <FormCard title="Add a user" action="Add user" submit={submit}>
       <Field id="new-user-email" label="Email" error={submit.fieldError('email')}>

@@ -100,3 +100,17 @@ test('cron takes five fields only (no seconds) and names carry no invisible form
   assert.equal(fieldOf({ ...base, kind: 'heartbeat', cron: '*/5 * * * *' }), null);
   assert.equal(fieldOf({ ...base, name: 'ab\u202ecd', kind: 'heartbeat', everyMs: 60_000 }), 'name');
 });
+
+test('assertions that cannot hold are refused: body tests of HEAD checks, null, an empty JSON path', () => {
+  const http = (extra: object) => fieldOf({ ...base, kind: 'http', target: 'https://x.io', ...extra });
+  assert.equal(http({ method: 'HEAD', expect: [{ bodyContains: 'x' }] }), 'expect.0.bodyContains');
+  assert.equal(
+    http({ method: 'HEAD', expect: [{ json: '$.a', equals: 1 }] }),
+    'expect.0.json expect.0.equals',
+  );
+  assert.equal(http({ method: 'HEAD', expect: [{ status: 200 }] }), null);
+  assert.equal(http({ expect: [{ json: '$.a', equals: null }] }), 'expect.0.equals');
+  assert.equal(http({ expect: [{ json: '' }] }), 'expect.0.json');
+  assert.equal(fieldOf({ ...base, kind: 'dns', target: '1.2.3.4' }), 'target');
+  assert.equal(http({ headers: { 'Bad Name': 'v' } }), 'headers.Bad Name');
+});

@@ -1,12 +1,13 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { allowedAssertions, type CheckKind, checkKinds } from './kinds.ts';
 
 /**
  * The check body: one schema for `POST/PUT /api/v1/checks`, `[[check]]` in mon.toml (after the file's
  * keys are translated) and MCP drafts. Nullable fields may be omitted; null selects the default.
  */
-export const checkKinds = ['http', 'tcp', 'dns', 'ping', 'domain', 'heartbeat'] as const;
-export type CheckKind = (typeof checkKinds)[number];
+
+export { allowedAssertions, type CheckKind, checkKinds };
 
 export const MIN_EVERY_MS = 10_000;
 export const DEFAULT_EVERY_MS = 60_000;
@@ -40,11 +41,12 @@ export const assertionSchema = z
     json: z
       .string()
       .regex(
-        /^\$?(\.[\w-]+|\[\d+\])*$|^[\w-]+(\.[\w-]+|\[\d+\])*$/,
+        /^\$(\.[\w-]+|\[\d+\])*$|^[\w-]+(\.[\w-]+|\[\d+\])*$/,
         'must be a JSON path such as $.status or data[0].ok',
       )
       .optional(),
-    equals: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
+    // No null: mon.toml cannot write it, and a check must mean the same after an export and a load.
+    equals: z.union([z.string(), z.number(), z.boolean()]).optional(),
     responseTimeBelowMs: z.number().int().positive().max(600_000).optional(),
     degraded: z.boolean().optional(),
   })
@@ -75,13 +77,17 @@ export const checkBodySchema = z
     headers: nullable(
       z
         .record(
-          z.string().regex(/^[!#$%&'*+.^_`|~\w-]{1,100}$/, 'must be a header name'),
+          z.string().regex(/^[!#$%&'*+.^_`|~\w-]{1,100}$/),
           // null keeps the stored value on PUT: reads never show literal header values.
           z
             .string()
             .max(8192)
             .regex(/^[^\r\n\0]*$/, 'must not contain line breaks')
             .nullable(),
+          {
+            error: (issue) =>
+              issue.code === 'invalid_key' ? 'must be a header name (letters, digits and - only)' : undefined,
+          },
         )
         .refine((h) => Object.keys(h).length <= 50, 'at most 50 headers'),
     ),
@@ -143,6 +149,13 @@ export const checkBodySchema = z
     if (has(c.timeoutMs) && has(c.everyMs) && c.timeoutMs! > c.everyMs!)
       issue('timeoutMs', 'must not exceed everyMs');
     c.expect?.forEach((a, i) => {
+      if (c.method === 'HEAD') {
+        for (const key of ['bodyContains', 'bodyNotContains', 'json', 'equals'] as const) {
+          if (a[key] !== undefined) {
+            ctx.addIssue({ code: 'custom', path: ['expect', i, key], message: 'a HEAD request has no body' });
+          }
+        }
+      }
       const allowed = allowedAssertions[c.kind];
       for (const key of Object.keys(a) as (keyof Assertion)[]) {
         if (key !== 'degraded' && !allowed.includes(key)) {
@@ -157,16 +170,6 @@ export const checkBodySchema = z
   });
 
 export type CheckBody = z.infer<typeof checkBodySchema>;
-
-/** Which assertion keys each kind takes (`degraded` goes with any). */
-export const allowedAssertions: Record<Exclude<CheckKind, 'heartbeat'> | 'heartbeat', (keyof Assertion)[]> = {
-  http: ['status', 'bodyContains', 'bodyNotContains', 'json', 'equals', 'responseTimeBelowMs'],
-  tcp: ['responseTimeBelowMs'],
-  dns: ['equals', 'bodyContains', 'responseTimeBelowMs'],
-  ping: ['responseTimeBelowMs'],
-  domain: [],
-  heartbeat: [],
-};
 
 /**
  * Reads never show literal header values (they often hold credentials): each becomes null, which a
@@ -291,6 +294,7 @@ export function targetProblem(kind: CheckKind, target: string): string | null {
       return isHostname(host) || isIp(host) ? null : 'must be host:port';
     }
     case 'dns':
+      if (isIp(target)) return 'must be a DNS name, not an IP address';
       return isHostname(target) ? null : 'must be a DNS name';
     case 'ping':
       return isHostname(target) || isIp(target) ? null : 'must be a host name or an IP address';

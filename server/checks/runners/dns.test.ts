@@ -18,6 +18,8 @@ describe('dns runner', {
       '--address=/gone.test/',
       '--host-record=web.test,10.9.8.7,fd00::7',
       '--cname=alias.test,web.test',
+      '--cname=first.test,middle.test',
+      '--cname=middle.test,web.test',
     ]);
   });
   after(() => dns.stop());
@@ -35,6 +37,9 @@ describe('dns runner', {
   test('CNAMEs are followed and their target is an answer', async () => {
     const out = await run('alias.test', [{ equals: '10.9.8.7' }, { bodyContains: 'web.' }]);
     assert.deepEqual([out.status, out.detail], ['up', 'web.test, 10.9.8.7, fd00::7']);
+    // A chain: every name of it is an answer, the canonical name included.
+    const chain = await run('first.test', [{ equals: 'web.test' }]);
+    assert.deepEqual([chain.status, chain.detail], ['up', 'middle.test, web.test, 10.9.8.7, fd00::7']);
   });
 
   test('equals passes when some answer equals the value', async () => {

@@ -21,6 +21,8 @@ const errorOrder = ['ENOTFOUND', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED', 'ETIME
  * ctx.dnsServers. The name must resolve to at least one address; the answers are the addresses and any
  * CNAME target, which `equals` and `bodyContains` look at.
  */
+const MAX_CNAME_HOPS = 8;
+
 export const dnsRunner: Runner = safe(async (check, ctx) => {
   const resolved = resolveTarget(check, ctx.env);
   if ('outcome' in resolved) return resolved.outcome;
@@ -33,18 +35,27 @@ export const dnsRunner: Runner = safe(async (check, ctx) => {
   signal.addEventListener('abort', cancel);
   const start = performance.now();
   let results: PromiseSettledResult<string[]>[];
+  let latencyMs: number;
+  const chain: string[] = [];
   try {
     results = await Promise.allSettled([
       resolver.resolveCname(name),
       resolver.resolve4(name),
       resolver.resolve6(name),
     ]);
+    latencyMs = Math.round(performance.now() - start);
+    // The whole CNAME chain, so that `equals` can name the canonical name (a few hops at most).
+    let next = results[0]?.status === 'fulfilled' ? results[0].value[0] : undefined;
+    while (next && !chain.includes(next) && chain.length < MAX_CNAME_HOPS && !signal.aborted) {
+      chain.push(next);
+      next = (await resolver.resolveCname(next).catch(() => [] as string[]))[0];
+    }
   } finally {
     signal.removeEventListener('abort', cancel);
   }
   if (signal.aborted) return down(timedOut(check));
-  const latencyMs = Math.round(performance.now() - start);
-  const [cname, v4, v6] = results.map((r) => (r.status === 'fulfilled' ? r.value : []));
+  const [, v4, v6] = results.map((r) => (r.status === 'fulfilled' ? r.value : []));
+  const cname = chain;
   const addresses = [...v4!, ...v6!];
   if (addresses.length === 0) {
     const codes = results

@@ -1,9 +1,5 @@
-import {
-  type Assertion,
-  allowedAssertions,
-  type CheckBody,
-  type CheckKind,
-} from '../../../../protocol/check.ts';
+import type { Assertion, CheckBody, CheckKind } from '../../../../protocol/check.ts';
+import { allowedAssertions } from '../../../../protocol/kinds.ts';
 import { durationText, formatDuration, parseDuration } from '../../lib/format.ts';
 
 /** The check form's state: text as typed, turned into a check body on submit (protocol/check.ts). */
@@ -140,10 +136,10 @@ function equalsText(value: Assertion['equals']): string {
   return value === undefined ? '' : JSON.stringify(value);
 }
 
-function parseEquals(text: string): string | number | boolean | null {
+/** A typed value: true/false and numbers as such, "quoted" or anything else as text (no null: see protocol). */
+function parseEquals(text: string): string | number | boolean {
   const t = text.trim();
   if (t === 'true' || t === 'false') return t === 'true';
-  if (t === 'null') return null;
   if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
   if (/^".*"$/.test(t)) return t.slice(1, -1);
   return text;

@@ -1,5 +1,5 @@
 import type { Assertion, CheckBody, CheckKind } from '../../../../protocol/check.ts';
-import { allowedAssertions } from '../../../../protocol/kinds.ts';
+import { type AssertionKey, allowedAssertions } from '../../../../protocol/kinds.ts';
 import { durationText, formatDuration, parseDuration } from '../../lib/format.ts';
 
 /** The check form's state: text as typed, turned into a check body on submit (protocol/check.ts). */
@@ -14,16 +14,10 @@ export const kinds = [
 ] as const satisfies readonly CheckKind[];
 export const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export type AssertionType =
-  | 'status'
-  | 'bodyContains'
-  | 'bodyNotContains'
-  | 'json'
-  | 'equals'
-  | 'responseTimeBelowMs';
+export type AssertionType = AssertionKey;
 
 /** Which assertions each kind takes: the server's list, so that a save never drops one it accepts. */
-export const assertionTypes = allowedAssertions as Record<CheckKind, AssertionType[]>;
+export const assertionTypes = allowedAssertions;
 
 export const assertionLabels: Record<AssertionType, string> = {
   status: 'Status is',

@@ -9,7 +9,9 @@ COPY protocol/package.json protocol/
 COPY server/package.json server/
 COPY agent/package.json agent/
 COPY panel/package.json panel/
-RUN npm ci --no-audit --no-fund --ignore-scripts
+# `npm install` honours package-lock.json; `npm ci` refuses a lock file made on a machine whose
+# registry lacks other platforms' optional binaries. Scripts are skipped: the image has Node 24.
+RUN npm install --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run build --if-present && npm prune --omit=dev --no-audit --no-fund
 

@@ -3,7 +3,6 @@
 #   docker run -d -p 8080:8080 -v mon-data:/data mon
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# ping for ping checks; tini reaps the ping processes and forwards signals.
 COPY package.json package-lock.json ./
 COPY protocol/package.json protocol/
 COPY server/package.json server/
@@ -13,9 +12,11 @@ COPY panel/package.json panel/
 # registry lacks other platforms' optional binaries. Scripts are skipped: the image has Node 24.
 RUN npm install --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN npm run build --if-present && npm prune --omit=dev --no-audit --no-fund
+# The image's own Node builds the panel (the pinned `node` package was not set up without scripts).
+RUN node panel/postinstall.mjs && npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24-bookworm-slim
+# ping for ping checks; tini reaps the ping processes and forwards signals.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends iputils-ping ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* \

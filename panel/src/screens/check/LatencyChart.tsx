@@ -4,7 +4,16 @@ import 'uplot/dist/uPlot.min.css';
 import { formatLatency } from '../../lib/format.ts';
 import type { Series } from '../../lib/types.ts';
 
-const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+/** A theme colour as the browser resolves it now: the variables hold light-dark() pairs, not colours. */
+function css(name: string): string {
+  const probe = document.createElement('span');
+  probe.style.display = 'none';
+  probe.style.color = `var(${name})`;
+  document.body.append(probe);
+  const color = getComputedStyle(probe).color;
+  probe.remove();
+  return color;
+}
 
 /** p50 and p95 response time per step, in the browser's time zone. Loaded lazily with uPlot. */
 export default function LatencyChart({ series }: { series: Series }) {

@@ -1,9 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { Series } from '../../protocol/reads.ts';
 import { invalid } from '../problem.ts';
 import { statement } from '../store/statements.ts';
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
-import { DAY, HOUR, meanLatency, readSeries, type Series, uptimePercent, windowTotals } from './rollups.ts';
+import { DAY, HOUR, meanLatency, readSeries, uptimePercent, windowTotals } from './rollups.ts';
 import { BEATS } from './runs.ts';
 import type { CheckStatus } from './state.ts';
 import { listServices } from './store.ts';

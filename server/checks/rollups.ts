@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { Series } from '../../protocol/reads.ts';
 import { statement } from '../store/statements.ts';
 
 /**
@@ -178,14 +179,6 @@ export function uptimePercent(t: WindowTotals): number | null {
 export function meanLatency(t: WindowTotals): number | null {
   return t.latCount ? round(t.latSum / t.latCount) : null;
 }
-
-export type Series = {
-  x: number[];
-  stepMs: number;
-  p50: (number | null)[];
-  p95: (number | null)[];
-  value: (number | null)[];
-};
 
 /** The chart steps and the rollup each reads (SPEC detail `series`). */
 const steps: { ms: number; res: Resolution }[] = [

@@ -46,10 +46,13 @@ function fileConfig(): string {
   return `[[check]]\nname = "file check"\nservice = "files"\ntcp = "${host}"\nevery = "1m"\n`;
 }
 
-async function newPage(context: BrowserContext): Promise<Page> {
+/** A fresh browser context (light, 1280 × 860) and page; errors thrown in the page go into `failures`. */
+async function openPage(failures: string[]): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  return page;
+  page.on('pageerror', (error) => failures.push(String(error)));
+  return { context, page };
 }
 
 async function adminJourney(page: Page): Promise<void> {
@@ -171,10 +174,8 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
 test('setup, sign-in, a live check, users and a viewer without write controls', {
   timeout: 120_000,
 }, async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
-  const page = await newPage(context);
   const failures: string[] = [];
-  page.on('pageerror', (error) => failures.push(String(error)));
+  const { context, page } = await openPage(failures);
 
   try {
     await adminJourney(page);
@@ -186,9 +187,7 @@ test('setup, sign-in, a live check, users and a viewer without write controls', 
 
   // A viewer finds no write controls.
   const checkUrl = `${mon.base}/checks/${checkId}`;
-  const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const viewerPage = await newPage(viewerContext);
-  viewerPage.on('pageerror', (error) => failures.push(String(error)));
+  const { context: viewerContext, page: viewerPage } = await openPage(failures);
   await signIn(viewerPage, viewer);
   await viewerPage.locator('li[data-check="web home"]').waitFor();
   const writeControls = async () =>
@@ -236,10 +235,8 @@ const overflowX = (page: Page) =>
 test('editing keeps what the form does not show; errors in the form words; confirm; narrow screens', {
   timeout: 60_000,
 }, async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
-  const page = await newPage(context);
   const failures: string[] = [];
-  page.on('pageerror', (error) => failures.push(String(error)));
+  const { context, page } = await openPage(failures);
   try {
     await signIn(page, admin);
 

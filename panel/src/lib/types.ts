@@ -1,5 +1,6 @@
 /** Shapes of the JSON API the panel reads (docs/api-checks.md, SPEC.md). */
 import type { CheckBody, CheckKind } from '../../../protocol/check.ts';
+import type { Series } from '../../../protocol/reads.ts';
 
 export type { CheckBody, CheckKind };
 export type Status = 'up' | 'down' | 'degraded' | 'unknown';
@@ -55,14 +56,6 @@ export type ServiceDetail = {
 export type CheckDefinitionRead = { id: string; managed: boolean; hostDefined: boolean; input: CheckBody };
 
 export type Beat = { ts: number; status: Status; latencyMs: number | null; detail: string | null };
-
-export type Series = {
-  x: number[];
-  stepMs: number;
-  p50: (number | null)[];
-  p95: (number | null)[];
-  value: (number | null)[];
-};
 
 export type CheckDetail = {
   check: CheckRow;

@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import type { Series } from '../../../../protocol/reads.ts';
 import { formatLatency } from '../../lib/format.ts';
-import type { Series } from '../../lib/types.ts';
 
 /** A theme colour as the browser resolves it now: the variables hold light-dark() pairs, not colours. */
 function css(name: string): string {

@@ -5,9 +5,17 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { bodyLimits, buildApp } from './app.ts';
+import { type AppOptions, bodyLimits, buildApp } from './app.ts';
 import { invalid, unavailable } from './problem.ts';
 import { createTestServer, type TestServer, tempDir } from './testing.ts';
+
+/** App options with one test feature: its routes and its health. */
+function withRoutes(
+  routes: (app: FastifyInstance) => void,
+  health: () => string | null = () => null,
+): AppOptions {
+  return { authenticate: async () => null, features: [{ name: 'test', routes, health }] };
+}
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -19,22 +27,19 @@ before(async () => {
   writeFileSync(join(panel.dir, 'index.html'), '<!doctype html><title>panel</title>');
   writeFileSync(join(panel.dir, 'assets', 'app-1a2b3c.js'), 'console.log(1)');
   // Test routes under paths of the access table whose term is `none`, so no credentials are needed.
-  app = buildApp(
-    server.deps,
-    [
-      (a) => {
-        a.post('/api/v1/auth/login', async (request) => {
-          const kind = (request.body as { fail?: string }).fail;
-          if (kind === 'zod') z.strictObject({ email: z.string().email() }).parse({ email: 'nope' });
-          if (kind === 'problem') throw invalid('password', 'must be at least 12 characters');
-          if (kind === 'busy') throw unavailable(3, 'the write queue is full');
-          if (kind === 'crash') throw new Error('secret internal detail at /srv/x.ts:12');
-          return { ok: true };
-        });
-      },
-    ],
-    { panelDir: panel.dir },
-  );
+  app = buildApp(server.deps, {
+    ...withRoutes((a) => {
+      a.post('/api/v1/auth/login', async (request) => {
+        const kind = (request.body as { fail?: string }).fail;
+        if (kind === 'zod') z.strictObject({ email: z.string().email() }).parse({ email: 'nope' });
+        if (kind === 'problem') throw invalid('password', 'must be at least 12 characters');
+        if (kind === 'busy') throw unavailable(3, 'the write queue is full');
+        if (kind === 'crash') throw new Error('secret internal detail at /srv/x.ts:12');
+        return { ok: true };
+      });
+    }),
+    panelDir: panel.dir,
+  });
   await app.ready();
 });
 
@@ -136,7 +141,11 @@ test('assets are served with a one-year immutable cache; a missing asset is a 40
 
 test('a route missing from the access table refuses to register', async () => {
   assert.throws(
-    () => buildApp(server.deps, [(a) => a.get('/api/v1/rogue', async () => 'x')]),
+    () =>
+      buildApp(
+        server.deps,
+        withRoutes((a) => a.get('/api/v1/rogue', async () => 'x')),
+      ),
     /missing from the access table/,
   );
 });
@@ -145,20 +154,38 @@ test('healthz answers ok, or 503 with the reason', async () => {
   const ok = await server.app.inject({ method: 'GET', url: '/healthz' });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.body, 'ok');
-  server.deps.health.push(() => 'check engine not running');
-  const down = await server.app.inject({ method: 'GET', url: '/healthz' });
-  server.deps.health.pop();
+  const sick = buildApp(
+    server.deps,
+    withRoutes(
+      () => {},
+      () => 'check engine not running',
+    ),
+  );
+  const down = await sick.inject({ method: 'GET', url: '/healthz' });
+  await sick.close();
   assert.equal(down.statusCode, 503);
   assert.equal(down.body, 'check engine not running');
   assert.ok(down.headers['retry-after']);
 });
 
 test('healthz reports a database that cannot be written', async () => {
-  const locked = await createTestServer({ busyTimeoutMs: 20 });
+  const locked = await createTestServer({ store: { maxWaitMs: 200 } });
   const other = new DatabaseSync(join(locked.dataDir, 'mon.db'));
   other.exec('BEGIN IMMEDIATE');
-  await assert.rejects(locked.deps.store.writer.run((db) => db.exec('CREATE TABLE t (x)')));
+  // A write waits for the lock without blocking the event loop, then answers 503.
+  const started = Date.now();
+  await assert.rejects(
+    locked.deps.store.writer.run((db) => db.exec('CREATE TABLE t (x)')),
+    {
+      status: 503,
+    },
+  );
+  assert.ok(Date.now() - started < 1000);
+  // Held for over a second: health says so, at once.
+  await new Promise((r) => setTimeout(r, 1000));
+  const asked = Date.now();
   const r = await locked.app.inject({ method: 'GET', url: '/healthz' });
+  assert.ok(Date.now() - asked < 200, 'healthz answers without waiting for the lock');
   assert.equal(r.statusCode, 503);
   assert.match(r.body, /^database not writable/);
   other.exec('ROLLBACK');
@@ -171,7 +198,10 @@ test('healthz reports a database that cannot be written', async () => {
 
 test("a route's own body limit from the limits table answers 413 past it", async () => {
   bodyLimits['POST /api/v1/auth/login'] = 100;
-  const limited = buildApp(server.deps, [(a) => a.post('/api/v1/auth/login', async () => ({ ok: true }))]);
+  const limited = buildApp(
+    server.deps,
+    withRoutes((a) => a.post('/api/v1/auth/login', async () => ({ ok: true }))),
+  );
   delete bodyLimits['POST /api/v1/auth/login'];
   const small = await limited.inject({
     method: 'POST',

@@ -4,8 +4,9 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ZodError } from 'zod';
-import { type Access, accessOf, refusal } from './auth/access.ts';
+import { type Access, type Authenticator, accessOf, refusal } from './auth/access.ts';
 import type { Deps } from './deps.ts';
+import type { Feature } from './feature.ts';
 import { registerHealth } from './http/health.ts';
 import { Problem } from './problem.ts';
 
@@ -33,15 +34,17 @@ export const bodyLimits: Record<string, number> = {
   'POST /agent/v1/frames': 4 * 1024 * 1024,
 };
 
-/** A route module: registers its routes on the app. Access comes from the access table, not from here. */
-export type RouteModule = (app: FastifyInstance, deps: Deps) => void;
+export type AppOptions = {
+  /** Who a request comes from (the accounts feature). */
+  authenticate: Authenticator;
+  /** The features whose routes and health the app serves, in order. */
+  features: readonly Feature[];
+  panelDir?: string;
+};
 
 /** Builds the HTTP app without listening; tests call `app.inject()`. */
-export function buildApp(
-  deps: Deps,
-  modules: RouteModule[] = [],
-  options: { panelDir?: string } = {},
-): FastifyInstance {
+export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
+  const { authenticate, features } = options;
   const panelDir = options.panelDir ?? panelDist;
   const app = Fastify({
     logger: false,
@@ -75,7 +78,7 @@ export function buildApp(
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access) return; // not-found handler
-    request.principal = await deps.authenticate(request);
+    request.principal = await authenticate(request);
     const refused = refusal(access, request.principal);
     if (refused) throw refused;
   });
@@ -115,8 +118,8 @@ export function buildApp(
     decorateReply: false,
   });
 
-  registerHealth(app, deps);
-  for (const register of modules) register(app, deps);
+  registerHealth(app, deps, features);
+  for (const feature of features) feature.routes?.(app);
   return app;
 }
 

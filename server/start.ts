@@ -1,21 +1,23 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import { createAuthenticator } from './auth/authenticate.ts';
-import { authState } from './auth/service.ts';
-import { prepareSetupToken } from './auth/setup-token.ts';
-import { createCheckEngine, type EngineOptions } from './checks/engine.ts';
-import { runners } from './checks/runners/index.ts';
+import type { Authenticator } from './auth/access.ts';
+import { createAccounts } from './auth/feature.ts';
+import type { EngineOptions } from './checks/engine.ts';
+import { createChecks } from './checks/feature.ts';
 import { panelCheckNames, panelChecksForExport, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { configFeature } from './config/feature.ts';
 import type { ConfigService } from './config/service.ts';
 import { createFileConfig } from './config/watch.ts';
 import type { Deps } from './deps.ts';
+import { DomainEvents } from './events.ts';
+import type { Feature } from './feature.ts';
 import { Bus } from './live/bus.ts';
+import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
 import { createMetrics } from './metrics.ts';
-import { routeModules } from './routes.ts';
-import { openStore } from './store/db.ts';
+import { openStore, type StoreOptions } from './store/db.ts';
 
 export type ServerOptions = {
   dataDir: string;
@@ -27,65 +29,87 @@ export type ServerOptions = {
   config?: ConfigService;
   /** Check engine settings (tests: runners, resolvers, concurrency). */
   checks?: EngineOptions;
-  /** How long a write waits for a database lock held elsewhere (tests shorten it). */
-  busyTimeoutMs?: number;
+  /** Writer settings (tests shorten the lock wait or the group-commit window). */
+  store?: Pick<StoreOptions, 'maxWaitMs' | 'windowMs' | 'maxQueue'>;
+  /** Replaces who a request comes from (tests that are not about accounts). */
+  authenticate?: Authenticator;
 };
 
+/** The running server's parts, for main.ts and tests. */
 export type Server = {
   app: FastifyInstance;
   deps: Deps;
-  /** Stops accepting, waits for requests in flight, flushes the writer, closes the database. */
+  checks: ReturnType<typeof createChecks>;
+  accounts: ReturnType<typeof createAccounts>;
+  /** Stops accepting, waits for requests in flight, stops the features, flushes the writer, closes the database. */
   close(): Promise<void>;
 };
 
-/** Wires storage, configuration, engines and routes. `listen()` is left to the caller. */
+/**
+ * The composition root: creates the shared services (store, clock, bus, events, metrics, config), then
+ * the features in order, each with the services of those before it. Start, stop and health loop over
+ * the features. `listen()` is left to the caller.
+ */
 export async function createServer(options: ServerOptions): Promise<Server> {
+  const { log } = options;
   const metrics = createMetrics();
+  const bus = new Bus();
   const store = openStore(join(options.dataDir, 'mon.db'), {
+    ...options.store,
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    onFailure: (error) => options.log.error('a write transaction failed', { error: String(error) }),
-    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    onFailure: (error) => log.error('a write transaction failed', { error: String(error) }),
+    // Live updates go out after commit, from here alone: a client never refetches before the data is there.
+    onInvalidate: (keys) => bus.publish(...keys),
   });
-  const bus = new Bus();
-  const deps: Deps = {
+  const config =
+    options.config ??
+    createFileConfig({
+      path: options.configPath,
+      env: options.env,
+      log,
+      // Names the file must not take, and panel checks for the export: both live in the database.
+      names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
+      panelChecks: () => panelChecksForExport(store),
+      // A reload or a rejected file can change any screen (and the panel's config-error banner).
+      onStatus: () => bus.publish('*'),
+    });
+  const deps: Deps = Object.freeze({
     store,
     clock: options.clock ?? systemClock,
     bus,
+    events: new DomainEvents(),
     metrics,
-    config:
-      options.config ??
-      createFileConfig({
-        path: options.configPath,
-        env: options.env,
-        log: options.log,
-        // Names the file must not take, and panel checks for the export: both live in the database.
-        names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
-        panelChecks: () => panelChecksForExport(store),
-        // A reload or a rejected file can change any screen (and the panel's config-error banner).
-        onStatus: () => bus.publish('*'),
-      }),
-    log: options.log,
+    config,
+    log,
     env: options.env,
     dataDir: options.dataDir,
-    authenticate: async () => null,
-    health: [],
-  };
-  deps.authenticate = createAuthenticator(deps);
-  authState(deps).setupToken = prepareSetupToken(deps);
-  const checks = createCheckEngine(deps, { runners, ...options.checks });
-  const app = buildApp(deps, routeModules);
+  });
+
+  const accounts = createAccounts(deps);
+  const authenticate = options.authenticate ?? accounts.authenticate;
+  const checks = createChecks(deps, options.checks);
+  const features: Feature[] = [
+    accounts.feature,
+    configFeature(deps),
+    checks.feature,
+    liveFeature(deps, accounts.stillValid),
+  ];
+
+  const app = buildApp(deps, { authenticate, features });
   await app.ready();
-  await checks.start();
+  for (const feature of features) await feature.start?.();
   let closing: Promise<void> | undefined;
   return {
     app,
     deps,
+    checks,
+    accounts,
     close() {
       closing ??= (async () => {
         await app.close();
-        await checks.stop();
-        deps.config.close();
+        for (const feature of [...features].reverse()) await feature.stop?.();
+        config.close();
         await store.close();
       })();
       return closing;

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Authenticator } from './auth/access.ts';
 import type { EngineOptions } from './checks/engine.ts';
 import type { Clock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
 import { silentLog } from './log.ts';
-import { createServer, type Server } from './start.ts';
+import { createServer, type Server, type ServerOptions } from './start.ts';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'mon-test-'): { dir: string; remove: () => void } {
@@ -23,7 +24,8 @@ export async function createTestServer(
     config?: ConfigService;
     configPath?: string;
     checks?: EngineOptions;
-    busyTimeoutMs?: number;
+    store?: ServerOptions['store'];
+    authenticate?: Authenticator;
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = tempDir();
@@ -35,7 +37,9 @@ export async function createTestServer(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.checks ? { checks: options.checks } : {}),
-    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    // No group-commit window: a fake clock's advance lets the writer commit within its settling turns.
+    store: { windowMs: 0, ...options.store },
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
   });
   return {
     ...server,

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { badRequest, forbidden, notFound, Problem } from '../problem.ts';
 import type { Role } from './access.ts';
 import type { OidcProviderConfig } from './config.ts';
-import { authState } from './service.ts';
+import type { AuthState } from './service.ts';
 import { createSession, isHttps, setSessionCookie } from './sessions.ts';
 import { emailSchema, insertUser, listedIn, madeInMon, type UserRow, userByEmail } from './users.ts';
 
@@ -25,8 +25,11 @@ export function publicBase(deps: Deps, request: FastifyRequest): string {
   return url ? url.replace(/\/+$/, '') : `${request.protocol}://${request.host}`;
 }
 
-async function providerConfig(deps: Deps, provider: OidcProviderConfig): Promise<client.Configuration> {
-  const { oidc } = authState(deps);
+async function providerConfig(
+  deps: Deps,
+  oidc: AuthState['oidc'],
+  provider: OidcProviderConfig,
+): Promise<client.Configuration> {
   try {
     return await oidc.configuration(provider);
   } catch (error) {
@@ -36,14 +39,19 @@ async function providerConfig(deps: Deps, provider: OidcProviderConfig): Promise
 }
 
 /** `GET /api/v1/auth/oidc/:provider`: starts authorization code + PKCE and redirects to the provider. */
-export async function beginSignIn(deps: Deps, request: FastifyRequest, reply: FastifyReply, name: string) {
+export async function beginSignIn(
+  deps: Deps,
+  { oidc }: AuthState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+) {
   const provider = providerOf(deps, name);
-  const config = await providerConfig(deps, provider);
+  const config = await providerConfig(deps, oidc, provider);
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
   const redirectUri = `${publicBase(deps, request)}/api/v1/auth/oidc/${provider.name}/callback`;
-  const { oidc } = authState(deps);
   const id = oidc.add({ provider: provider.name, verifier, state, nonce, redirectUri });
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
@@ -74,16 +82,21 @@ export function oidcRole(provider: OidcProviderConfig, account: UserRow): Role {
 }
 
 /** `GET /api/v1/auth/oidc/:provider/callback`: checks state, nonce and PKCE, then starts a session. */
-export async function finishSignIn(deps: Deps, request: FastifyRequest, reply: FastifyReply, name: string) {
+export async function finishSignIn(
+  deps: Deps,
+  { oidc }: AuthState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+) {
   const provider = providerOf(deps, name);
-  const { oidc } = authState(deps);
   const flowId = request.cookies[flowCookie];
   const flow = flowId ? oidc.take(flowId) : null;
   reply.clearCookie(flowCookie, { path: flowPath });
   if (!flow || flow.provider !== provider.name) {
     throw badRequest('this sign-in expired or was started in another browser; start again');
   }
-  const config = await providerConfig(deps, provider);
+  const config = await providerConfig(deps, oidc, provider);
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   let email: string;
   let verified: unknown;

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { tooMany } from '../problem.ts';
 import { clientAddress, rateKey, trustedProxies } from './client-address.ts';
@@ -7,8 +8,8 @@ import { PasswordHasher } from './passwords.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /**
- * The accounts module's state for one server: password hasher (2 at once), sign-in rate limits,
- * OpenID Connect flows in progress and the setup token. One per Deps, made on first use.
+ * The accounts feature's state for one server: password hasher (2 at once), sign-in rate limits,
+ * OpenID Connect flows in progress and the setup token. Made once by the feature (auth/feature.ts).
  */
 export type AuthState = {
   /** Replaceable so tests can use cheaper argon2 parameters. */
@@ -20,20 +21,13 @@ export type AuthState = {
   setupToken: string | null;
 };
 
-const states = new WeakMap<Deps, AuthState>();
-
-export function authState(deps: Deps): AuthState {
-  let state = states.get(deps);
-  if (!state) {
-    state = {
-      hasher: new PasswordHasher(),
-      signIns: new RateLimiter({ burst: 10, perSecond: 1, clock: deps.clock }),
-      oidc: new OidcFlows(deps.clock),
-      setupToken: null,
-    };
-    states.set(deps, state);
-  }
-  return state;
+export function createAuthState(clock: Clock): AuthState {
+  return {
+    hasher: new PasswordHasher(),
+    signIns: new RateLimiter({ burst: 10, perSecond: 1, clock }),
+    oidc: new OidcFlows(clock),
+    setupToken: null,
+  };
 }
 
 /** The client's address, honoring X-Forwarded-For only from `trusted_proxies`. */
@@ -42,7 +36,7 @@ export function clientOf(deps: Deps, request: FastifyRequest): string {
 }
 
 /** Counts a sign-in or setup attempt of the request's client; throws 429 beyond the limit. */
-export function countSignIn(deps: Deps, request: FastifyRequest): void {
-  const decision = authState(deps).signIns.take(rateKey(clientOf(deps, request)));
+export function countSignIn(deps: Deps, auth: AuthState, request: FastifyRequest): void {
+  const decision = auth.signIns.take(rateKey(clientOf(deps, request)));
   if (!decision.ok) throw tooMany(decision.retryAfter, 'too many sign-in attempts');
 }

@@ -3,7 +3,6 @@ import type { ConfigService } from '../config/service.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import type { Role, TokenScope } from './access.ts';
 import { PasswordHasher } from './passwords.ts';
-import { authState } from './service.ts';
 import { createSession } from './sessions.ts';
 import { createToken } from './tokens.ts';
 import { insertUser } from './users.ts';
@@ -25,12 +24,12 @@ export async function authTestServer(
   options: { env?: Record<string, string>; clock?: Clock; config?: ConfigService } = {},
 ): Promise<AuthTestServer> {
   const server = await createTestServer(options);
-  authState(server.deps).hasher = new PasswordHasher({ params: fastArgon2 });
+  server.accounts.state.hasher = new PasswordHasher({ params: fastArgon2 });
   const { deps } = server;
   return {
     ...server,
     async addUser(email, role, password = null) {
-      const hash = password ? await authState(deps).hasher.hash(password) : null;
+      const hash = password ? await server.accounts.state.hasher.hash(password) : null;
       const now = deps.clock.now();
       const user = await deps.store.writer.run((db) =>
         insertUser(db, { email, role, password: hash, source: 'admin', now }),

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import { createTestServer } from '../testing.ts';
-import { checkEngine } from './engine.ts';
 import type { Any } from './testkit.ts';
 
 /** Waits (bounded) until `ok()` holds, letting real I/O happen between fake-clock steps. */
@@ -25,11 +24,10 @@ test('an http check against a real server goes up, then down after two failed ru
   const port = (target.address() as AddressInfo).port;
 
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const server = await createTestServer({ clock });
-  t.after(() => server.dispose());
   const admin: Principal = { kind: 'token', tokenId: 't', scope: 'write', label: 'e2e' };
-  server.deps.authenticate = async () => admin;
-  const engine = checkEngine(server.deps);
+  const server = await createTestServer({ clock, authenticate: async () => admin });
+  t.after(() => server.dispose());
+  const engine = server.checks.engine;
   const runs = () => Number(server.deps.store.read.prepare('SELECT count(*) AS n FROM check_runs').get()!.n);
 
   const res = await server.app.inject({

@@ -1,34 +1,20 @@
-import { type CheckDefinition, withDefaults } from '../../protocol/check.ts';
+import { withDefaults } from '../../protocol/check.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { observeExpiry } from './expiry.ts';
-import {
-  afterMissed,
-  expectedAfter,
-  type HeartbeatTimes,
-  heartbeatDeadline,
-  missedDetail,
-} from './heartbeats.ts';
+import { IngestQueue } from '../store/ingest.ts';
+import { expectedAfter, heartbeatDeadline } from './heartbeats.ts';
 import { reconcileFile } from './manage.ts';
-import { pruneResults, ResultQueue } from './results.ts';
+import { pruneResults } from './prune.ts';
+import { applyResults, type CheckResult, type Entry } from './record.ts';
 import { HOUR } from './rollups.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
 import { runners as defaultRunners } from './runners/index.ts';
-import type { RunWrite } from './runs.ts';
+import { writeRuns } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
-import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
-import type { Change, CheckRecord } from './store.ts';
-import { loadChecks } from './store.ts';
+import type { CheckRecord } from './store.ts';
+import { loadChecks, writeExpectedTimes } from './store.ts';
 
-/** A status change of a check, for alerts and incidents. */
-export type TransitionEvent = Transition & {
-  checkId: string;
-  name: string;
-  service: string;
-  kind: CheckRecord['kind'];
-  ts: number;
-  detail: string;
-};
+export type { Entry } from './record.ts';
 
 export type EngineOptions = {
   /** The runner of each kind (default: the real ones); a kind without one is not run here. */
@@ -41,34 +27,16 @@ export type EngineOptions = {
   onStart?: (id: string, lateMs: number) => void;
 };
 
-/** A check as the engine holds it: the stored record (state is newest here) and its definition. */
-export type Entry = {
-  rec: CheckRecord;
-  def: CheckDefinition;
-  version: number;
-  running: boolean;
-  hb: HeartbeatTimes | null;
-};
-
-const engines = new WeakMap<Deps, CheckEngine>();
-
-/** The check engine of a server (route modules find it through their deps). */
-export function checkEngine(deps: Deps): CheckEngine {
-  const engine = engines.get(deps);
-  if (!engine) throw new Error('the check engine is not created');
-  return engine;
-}
-
-export function createCheckEngine(deps: Deps, options: EngineOptions = {}): CheckEngine {
-  const engine = new CheckEngine(deps, options);
-  engines.set(deps, engine);
-  deps.health.push(() => (engine.running ? null : 'check engine not running'));
-  return engine;
-}
+/**
+ * Results of the server's own runs kept in memory at most while storage is busy (about a minute of
+ * 30,000 checks every 10 s); beyond, the oldest are dropped and logged. docs/operating.md says so.
+ */
+export const MAX_KEPT_RESULTS = 200_000;
 
 /**
- * Runs server-side checks on one scheduler, applies the state machine to every run (server, agent or
- * heartbeat), and writes results in batches so a slow disk delays writes, never runs.
+ * Runs server-side checks on one scheduler and records every result (server run, agent run, heartbeat
+ * ping or miss) through one ingest queue: the state machine runs inside the writer job that stores the
+ * result, with its domain events, so memory, storage and subscribers never disagree.
  */
 export class CheckEngine {
   readonly deps: Deps;
@@ -76,8 +44,7 @@ export class CheckEngine {
   private readonly entries = new Map<string, Entry>();
   private readonly byToken = new Map<string, string>();
   private readonly scheduler: Scheduler;
-  private readonly listeners = new Set<(event: TransitionEvent) => void>();
-  private readonly results: ResultQueue;
+  private readonly results: IngestQueue<CheckResult>;
   /** Runs in flight, aborted when the engine stops. */
   private readonly inFlight = new Set<AbortController>();
   private timers: TimerHandle[] = [];
@@ -85,16 +52,44 @@ export class CheckEngine {
   private unsubscribe: () => void = () => {};
   running = false;
 
-  constructor(deps: Deps, options: EngineOptions) {
+  constructor(deps: Deps, options: EngineOptions = {}) {
     this.deps = deps;
     this.options = { ...options, runners: options.runners ?? defaultRunners };
-    this.results = new ResultQueue(deps, () => this.running);
     this.scheduler = new Scheduler({
       clock: deps.clock,
       concurrency: options.concurrency ?? 256,
       run: (id, at) => this.due(id, at),
       ...(options.onStart ? { onStart: options.onStart } : {}),
     });
+    this.results = new IngestQueue<CheckResult>({
+      writer: deps.store.writer,
+      maxKept: MAX_KEPT_RESULTS,
+      onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
+      onDropped: (count, why) => deps.log.warn('check results dropped', { count, why }),
+      apply: (tx, items) =>
+        applyResults(
+          {
+            entry: (id) => this.entries.get(id),
+            dispatch: (t, events) => deps.events.dispatch(t, events, deps.clock.now()),
+            scheduleDeadline: (entry) => this.scheduleDeadline(entry),
+            writeRuns: (t, writes) => {
+              writeRuns(t.db, writes);
+              writeExpectedTimes(
+                t.db,
+                writes.map((w) => w.record),
+              );
+            },
+            onRun: (kind, status) => deps.metrics.checkRuns.inc({ kind, status }),
+          },
+          tx,
+          items,
+        ),
+    });
+  }
+
+  /** /healthz: the engine must be running. */
+  health(): string | null {
+    return this.running ? null : 'check engine not running';
   }
 
   /**
@@ -140,12 +135,7 @@ export class CheckEngine {
     for (const run of this.inFlight) run.abort(new Error('the server is stopping'));
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 0);
     await this.reconciling;
-    await this.flush();
-  }
-
-  onTransition(listener: (event: TransitionEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    await this.results.close();
   }
 
   get(id: string): Entry | undefined {
@@ -182,21 +172,23 @@ export class CheckEngine {
         ? expectedAfter(def, now)
         : (rec.expectedAt ?? expectedAfter(def, rec.lastPingAt ?? rec.createdAt));
       entry.hb = { expectedAt, startedAt: rec.startedAt };
+      rec.expectedAt = expectedAt;
       this.scheduleDeadline(entry);
-      if (changed) void this.enqueue({ record: snapshot(rec), run: null, changes: [] });
-    } else if (this.runsHere(entry)) {
-      this.scheduler.set(rec.id, when === 'now' ? now : now + (hash(rec.id) % def.everyMs));
+      if (changed) this.results.offer({ type: 'record', checkId: rec.id, ts: now });
     } else {
-      this.scheduler.remove(rec.id);
+      rec.expectedAt = null;
+      if (this.runsHere(entry)) {
+        this.scheduler.set(rec.id, when === 'now' ? now : now + (hash(rec.id) % def.everyMs));
+      } else {
+        this.scheduler.remove(rec.id);
+      }
     }
-    if (!entry.hb) rec.expectedAt = null;
   }
 
-  /** Schedules a heartbeat's deadline (never behind runs); its expected time goes with the next write. */
+  /** Schedules a heartbeat's deadline (never behind runs). */
   private scheduleDeadline(entry: Entry): void {
-    const hb = entry.hb!;
-    entry.rec.expectedAt = hb.expectedAt;
-    this.scheduler.set(entry.rec.id, heartbeatDeadline(entry.def, hb).at, true);
+    if (!entry.hb) return;
+    this.scheduler.set(entry.rec.id, heartbeatDeadline(entry.def, entry.hb).at, true);
   }
 
   forget(id: string): void {
@@ -226,7 +218,11 @@ export class CheckEngine {
   private due(id: string, at: number): Promise<void> | void {
     const entry = this.entries.get(id);
     if (!entry) return;
-    if (entry.hb) return this.heartbeatMissed(entry);
+    if (entry.hb) {
+      // The next deadline is scheduled once this miss is written.
+      this.results.offer({ type: 'missed', checkId: id, ts: this.deps.clock.now() });
+      return;
+    }
     const now = this.deps.clock.now();
     const every = entry.def.everyMs;
     this.scheduler.set(id, at + every * (Math.floor((now - at) / every) + 1));
@@ -261,121 +257,38 @@ export class CheckEngine {
     }
     // A check changed or deleted during its run runs again with its new definition; drop this result.
     if (!this.running || this.entries.get(entry.rec.id) !== entry || entry.version !== version) return;
-    void this.recordRun(entry.rec.id, outcome, ts);
+    this.results.offer({ type: 'run', checkId: entry.rec.id, ts, outcome });
   }
 
   /**
-   * Records one run of a check, from the server's scheduler, an agent, or a heartbeat ping. Resolves once
-   * written; callers that answer nobody need not wait.
+   * Records one run of a check from outside the scheduler (an agent). Resolves once stored; rejects
+   * with 503 when storage cannot take it, and then nothing changed.
    */
   recordRun(checkId: string, outcome: RunOutcome, ts: number): Promise<void> {
-    const entry = this.entries.get(checkId);
-    if (!entry) return Promise.resolve();
-    const { rec } = entry;
-    const apply = entry.hb ? applyHeartbeat : applyRun;
-    const { state, transition } = apply(rec.state, outcome.status, ts);
-    rec.state = state;
-    rec.lastRunAt = ts;
-    rec.lastLatencyMs = outcome.latencyMs;
-    rec.lastDetail = outcome.detail;
-    if (outcome.value !== undefined) rec.lastValue = outcome.value;
-    const changes: Change[] = [];
-    const change = (status: CheckStatus | null, title: string, detail: string) =>
-      changes.push({ checkId, service: rec.service, ts, status, title, detail });
-    if (transition) change(transition.to, titleOf(transition), outcome.detail);
-    if (outcome.expiry) observeExpiry(rec, outcome.expiry, ts, change);
-    this.deps.metrics.checkRuns.inc({ kind: rec.kind, status: outcome.status });
-    const run = {
-      checkId,
-      ts,
-      status: outcome.status,
-      latencyMs: outcome.latencyMs,
-      detail: outcome.detail,
-      value: outcome.value ?? null,
-    };
-    const written = this.enqueue({ record: snapshot(rec), run, changes });
-    if (transition) {
-      this.deps.bus.publish(`service:${rec.service}`, 'overview');
-      this.emit(rec, transition, ts, outcome.detail);
-    } else {
-      this.deps.bus.publish(`service:${rec.service}`);
-    }
-    return written;
+    return this.results.submit({ type: 'run', checkId, ts, outcome });
   }
 
   /** The check's agent went silent: it is unknown until its next run. */
-  markUnknown(checkId: string, ts: number, detail: string): Promise<void> {
-    const entry = this.entries.get(checkId);
-    if (!entry || entry.rec.state.status === 'unknown') return Promise.resolve();
-    const { rec } = entry;
-    const { state, transition } = applyUnknown(rec.state, ts);
-    rec.state = state;
-    const changes: Change[] = transition
-      ? [{ checkId, service: rec.service, ts, status: 'unknown', title: 'unknown', detail }]
-      : [];
-    this.deps.bus.publish(`service:${rec.service}`, 'overview');
-    if (transition) this.emit(rec, transition, ts, detail);
-    return this.enqueue({ record: snapshot(rec), run: null, changes });
+  markUnknown(checkId: string, ts: number, detail: string): void {
+    this.results.offer({ type: 'unknown', checkId, ts, detail });
   }
 
-  private emit(rec: CheckRecord, transition: Transition, ts: number, detail: string): void {
-    const { id: checkId, name, service, kind } = rec;
-    const event: TransitionEvent = { ...transition, checkId, name, service, kind, ts, detail };
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.deps.log.error('check transition listener failed', { error: String(error) });
-      }
-    }
-  }
-
-  /** A heartbeat ping (success, failure or start). Resolves once written. */
+  /**
+   * A heartbeat ping (success, failure or start). Resolves once stored, so the ping can be answered;
+   * rejects with 503 when storage cannot take it.
+   */
   heartbeat(
     entry: Entry,
-    kind: 'success' | 'fail' | 'start',
+    ping: 'success' | 'fail' | 'start',
     detail: string,
     latencyMs: number | null,
   ): Promise<void> {
-    const { rec, def } = entry;
-    const now = this.deps.clock.now();
     if (!entry.hb) return Promise.resolve();
-    if (kind === 'start') {
-      rec.startedAt = now;
-      entry.hb = { ...entry.hb, startedAt: now };
-      this.scheduleDeadline(entry);
-      this.deps.bus.publish(`service:${rec.service}`);
-      return this.enqueue({ record: snapshot(rec), run: null, changes: [] });
-    }
-    const latency = latencyMs ?? (rec.startedAt !== null ? now - rec.startedAt : null);
-    rec.lastPingAt = now;
-    rec.startedAt = null;
-    entry.hb = { expectedAt: expectedAfter(def, now), startedAt: null };
-    this.scheduleDeadline(entry);
-    return this.recordRun(
-      rec.id,
-      { status: kind === 'success' ? 'up' : 'down', latencyMs: latency, detail },
-      now,
-    );
+    const ts = this.deps.clock.now();
+    return this.results.submit({ type: 'ping', checkId: entry.rec.id, ts, ping, detail, latencyMs });
   }
 
-  private heartbeatMissed(entry: Entry): void {
-    const hb = entry.hb!;
-    const now = this.deps.clock.now();
-    const { reason } = heartbeatDeadline(entry.def, hb);
-    const detail = missedDetail(entry.def, hb, reason, entry.rec.lastPingAt);
-    entry.hb = afterMissed(entry.def, hb, reason, now);
-    entry.rec.startedAt = entry.hb.startedAt;
-    // The advanced expected time is written with this run, in the same transaction.
-    this.scheduleDeadline(entry);
-    void this.recordRun(entry.rec.id, { status: 'down', latencyMs: null, detail }, now);
-  }
-
-  private enqueue(write: RunWrite): Promise<void> {
-    return this.results.enqueue(write);
-  }
-
-  /** Resolves once every result recorded so far is written. */
+  /** Resolves once every result recorded so far is written (or refused). */
   flush(): Promise<void> {
     return this.results.flush();
   }
@@ -388,15 +301,6 @@ export class CheckEngine {
     }, everyMs);
     this.timers.push(handle);
   }
-}
-
-function titleOf(t: Transition): string {
-  if ((t.from === 'down' || t.recovered) && t.to !== 'down') return `recovered: ${t.to}`;
-  return t.to;
-}
-
-function snapshot(rec: CheckRecord): CheckRecord {
-  return { ...rec, state: { ...rec.state }, expiry: rec.expiry ? { ...rec.expiry } : null };
 }
 
 /** A stable spread of first runs: FNV-1a of the id. */

@@ -6,7 +6,6 @@ import { FakeClock } from '../clock.ts';
 import { silentLog } from '../log.ts';
 import { createServer, type Server } from '../start.ts';
 import { createTestServer, tempDir } from '../testing.ts';
-import { checkEngine } from './engine.ts';
 import type { Runner } from './run.ts';
 import type { Any } from './testkit.ts';
 
@@ -37,8 +36,10 @@ test('a restart neither records a missed heartbeat again nor moves its schedule,
       env: {},
       log: silentLog,
       clock,
+      authenticate: async () => admin,
+      // No group-commit window: the fake clock's advance sees each write committed.
+      store: { windowMs: 0 },
     });
-    server.deps.authenticate = async () => admin;
     return server;
   };
   let clock = new FakeClock(T0);
@@ -51,12 +52,12 @@ test('a restart neither records a missed heartbeat again nor moves its schedule,
   const pathA = await pathOf(a);
   await call(server, 'GET', pathA);
   await clock.advance(65 * MIN);
-  assert.equal(checkEngine(server.deps).get(a)!.rec.state.status, 'down');
+  assert.equal(server.checks.engine.get(a)!.rec.state.status, 'down');
   await clock.advance(10 * MIN); // 75 min: b made and pinged, expected at 90, late at 95
   const b = (await call(server, 'POST', '/api/v1/checks', quarter)).id as string;
   await call(server, 'GET', await pathOf(b));
   await clock.advance(15 * MIN);
-  await checkEngine(server.deps).flush();
+  await server.checks.engine.flush();
   const missed = downRuns(server, a);
   await server.close();
   assert.deepEqual(missed, [
@@ -67,7 +68,7 @@ test('a restart neither records a missed heartbeat again nor moves its schedule,
   clock = new FakeClock(T0 + 100 * MIN);
   server = await start(clock);
   t.after(() => server.close());
-  const engine = checkEngine(server.deps);
+  const engine = server.checks.engine;
   await clock.advance(0);
   await engine.flush();
   assert.deepEqual(downRuns(server, a), missed, 'no second failure for the recorded miss');
@@ -104,10 +105,13 @@ test('a heartbeat deadline is handled on time while every run slot waits on hang
         resolve({ status: 'down', latencyMs: null, detail: 'timeout' });
       });
     });
-  const server = await createTestServer({ clock, checks: { runners: { http: hang }, concurrency: 2 } });
+  const server = await createTestServer({
+    clock,
+    checks: { runners: { http: hang }, concurrency: 2 },
+    authenticate: async () => admin,
+  });
   t.after(() => server.dispose());
-  server.deps.authenticate = async () => admin;
-  const engine = checkEngine(server.deps);
+  const engine = server.checks.engine;
   const beat = { name: 'job', service: 'ops', kind: 'heartbeat', everyMs: 10 * MIN, graceMs: MIN };
   const id = (await call(server, 'POST', '/api/v1/checks', beat)).id as string;
   for (let i = 0; i < 6; i++) {

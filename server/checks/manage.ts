@@ -57,17 +57,17 @@ export function newRecord(
 }
 
 export async function createCheck(engine: CheckEngine, body: CheckBody): Promise<string> {
-  const { store, clock, bus } = engine.deps;
+  const { store, clock } = engine.deps;
   const now = clock.now();
   const rec = newRecord(newId(), body, now, false, null);
-  await store.writer.run((db) => {
+  await store.writer.run((db, tx) => {
     const why = nameConflict(db, body.name, body.service, null);
     if (why) throw conflict(why);
     ensureService(db, body.service, now);
     insertCheck(db, rec);
+    tx.afterCommit(() => engine.adopt(rec, 'now'));
+    tx.invalidate(`service:${body.service}`, 'overview');
   });
-  engine.adopt(rec, 'now');
-  bus.publish(`service:${body.service}`, 'overview');
   return rec.id;
 }
 
@@ -92,7 +92,7 @@ async function redefine(
   tokenHash: string | null,
   tokenFromFile: boolean,
 ): Promise<void> {
-  const { store, clock, bus } = engine.deps;
+  const { store, clock } = engine.deps;
   const now = clock.now();
   const old = entry.rec;
   const moved = old.service !== body.service;
@@ -107,7 +107,7 @@ async function redefine(
     pingTokenHash: hash,
     pingTokenFile: tokenFromFile,
   };
-  await store.writer.run((db) => {
+  await store.writer.run((db, tx) => {
     const why = nameConflict(db, body.name, body.service, old.id);
     if (why) throw conflict(why);
     ensureService(db, body.service, now, old.managed);
@@ -123,25 +123,31 @@ async function redefine(
     }
     updateCheckBody(db, next, now, retarget);
     if (moved) dropServiceIfEmpty(db, old.service);
+    // The record as committed: results written before this job are in `old` by now.
+    tx.afterCommit(() =>
+      engine.adopt(
+        {
+          ...old,
+          ...next,
+          expiry: retarget ? null : old.expiry,
+          expiryState: retarget ? null : old.expiryState,
+        },
+        'now',
+        now,
+      ),
+    );
+    tx.invalidate(`service:${old.service}`, `service:${body.service}`, 'overview');
   });
-  const rec: CheckRecord = {
-    ...old,
-    ...next,
-    expiry: retarget ? null : old.expiry,
-    expiryState: retarget ? null : old.expiryState,
-  };
-  engine.adopt(rec, 'now', now);
-  bus.publish(`service:${old.service}`, `service:${body.service}`, 'overview');
 }
 
 export async function removeCheck(engine: CheckEngine, id: string): Promise<void> {
   const entry = editable(engine, id);
-  await engine.deps.store.writer.run((db) => {
+  await engine.deps.store.writer.run((db, tx) => {
     deleteCheck(db, id);
     dropServiceIfEmpty(db, entry.rec.service);
+    tx.afterCommit(() => engine.forget(id));
+    tx.invalidate(`service:${entry.rec.service}`, 'overview');
   });
-  engine.forget(id);
-  engine.deps.bus.publish(`service:${entry.rec.service}`, 'overview');
 }
 
 /** A new ping URL for a heartbeat; the previous one stops working. */
@@ -156,9 +162,13 @@ export async function makePingToken(
   const token = newPingToken();
   const hash = hashToken(token);
   const replaced = entry.rec.pingUrlsMade > 0;
-  await engine.deps.store.writer.run((db) => setPingToken(db, id, hash, false, true));
-  engine.setToken(id, hash);
-  entry.rec.pingUrlsMade++;
+  await engine.deps.store.writer.run((db, tx) => {
+    setPingToken(db, id, hash, false, true);
+    tx.afterCommit(() => {
+      engine.setToken(id, hash);
+      entry.rec.pingUrlsMade++;
+    });
+  });
   return { token, replaced };
 }
 
@@ -168,7 +178,7 @@ export async function makePingToken(
  * check holds is skipped (the loader refuses such a file before it gets here).
  */
 export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Promise<void> {
-  const { store, clock, log, bus } = engine.deps;
+  const { store, clock, log } = engine.deps;
   const now = clock.now();
   const byName = new Map(engine.all().map((e) => [e.rec.name, e]));
   const wanted = new Set<string>();
@@ -180,12 +190,12 @@ export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Pr
     try {
       if (!existing) {
         const rec = newRecord(newId(), body, now, true, tokenHash);
-        await store.writer.run((db) => {
+        await store.writer.run((db, tx) => {
           ensureService(db, body.service, now, true);
           insertCheck(db, rec);
+          tx.afterCommit(() => engine.adopt(rec, 'now', now));
+          tx.invalidate(`service:${body.service}`, 'overview');
         });
-        engine.adopt(rec, 'now', now);
-        bus.publish(`service:${body.service}`, 'overview');
       } else if (!existing.rec.managed) {
         log.warn('mon.toml check skipped: a panel check has its name', { name: body.name });
       } else {
@@ -201,16 +211,18 @@ export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Pr
   }
   for (const entry of engine.all()) {
     if (!entry.rec.managed || wanted.has(entry.rec.name)) continue;
-    await store.writer.run((db) => deleteCheck(db, entry.rec.id));
-    engine.forget(entry.rec.id);
-    bus.publish(`service:${entry.rec.service}`, 'overview');
+    await store.writer.run((db, tx) => {
+      deleteCheck(db, entry.rec.id);
+      tx.afterCommit(() => engine.forget(entry.rec.id));
+      tx.invalidate(`service:${entry.rec.service}`, 'overview');
+    });
   }
   const services = config.services.map((s) => s.name);
   const fileCheckServices = config.checks.map((c) => c.body.service);
-  await store.writer.run((db) =>
-    setManagedServices(db, [...new Set([...services, ...fileCheckServices])], now),
-  );
-  bus.publish('overview');
+  await store.writer.run((db, tx) => {
+    setManagedServices(db, [...new Set([...services, ...fileCheckServices])], now);
+    tx.invalidate('overview');
+  });
 }
 
 /** The stored record of a check (for tests and the export). */

@@ -8,7 +8,6 @@ import { type ConfigService, type LiveConfig, managedNames, staticConfig } from 
 import { silentLog } from '../log.ts';
 import { createServer, type Server } from '../start.ts';
 import { tempDir } from '../testing.ts';
-import { checkEngine } from './engine.ts';
 import { hashToken } from './manage.ts';
 import { panelCheckNames, panelChecksForExport } from './store.ts';
 import { type Any, checkServer } from './testkit.ts';
@@ -132,10 +131,7 @@ test('a mon.toml rejected at start keeps its stored checks and their history unt
       log: silentLog,
       clock: new FakeClock(Date.UTC(2026, 0, 1)),
     });
-  const idOf = (server: Server) =>
-    checkEngine(server.deps)
-      .all()
-      .find((e) => e.rec.name === 'nightly')?.rec.id;
+  const idOf = (server: Server) => server.checks.engine.all().find((e) => e.rec.name === 'nightly')?.rec.id;
 
   let server = await start(good);
   const id = idOf(server);

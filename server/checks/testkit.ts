@@ -2,7 +2,6 @@ import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import type { ConfigService } from '../config/service.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
-import { checkEngine } from './engine.ts';
 import type { Runner, RunOutcome } from './run.ts';
 
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
@@ -19,14 +18,14 @@ export async function checkServer(options: { config?: ConfigService } = {}) {
     if (script.gate) await script.gate;
     return script.outcome;
   };
+  const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
   const server: TestServer = await createTestServer({
     clock,
+    authenticate: async () => admin,
     checks: { runners: { http, tcp: http } },
     ...(options.config ? { config: options.config } : {}),
   });
-  const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
-  server.deps.authenticate = async () => admin;
-  const engine = checkEngine(server.deps);
+  const engine = server.checks.engine;
   const inject = async (
     method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD',
     url: string,

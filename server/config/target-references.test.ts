@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Principal } from '../auth/access.ts';
-import { checkEngine } from '../checks/engine.ts';
 import { listen } from '../checks/runners/fixtures/context.ts';
 import { createTestServer, tempDir } from '../testing.ts';
 
@@ -22,15 +21,18 @@ test('a reference in a check target is filled in when the check runs and never s
   const configPath = join(dir, 'mon.toml');
   const url = `http://127.0.0.1:\${API_PORT}/status?apikey=\${MY_KEY}`;
   writeFileSync(configPath, `[[check]]\nname = "api"\nservice = "shop"\nurl = "${url}"\nevery = "10s"\n`);
-  const server = await createTestServer({ configPath, env: { API_PORT: String(port), MY_KEY: secret } });
+  const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
+  const server = await createTestServer({
+    configPath,
+    env: { API_PORT: String(port), MY_KEY: secret },
+    authenticate: async () => admin,
+  });
   t.after(async () => {
     await server.dispose();
     peer.close();
     remove();
   });
-  const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
-  server.deps.authenticate = async () => admin;
-  const engine = checkEngine(server.deps);
+  const engine = server.checks.engine;
   const [entry] = engine.all();
   assert.ok(entry);
   for (let i = 0; i < 300 && entry.rec.lastRunAt === null; i++) await sleep(10);

@@ -17,20 +17,21 @@ export type Store = {
   close(): Promise<void>;
 };
 
-export type StoreOptions = WriterOptions & {
-  /** How long a write waits for a lock held by another process before failing. */
-  busyTimeoutMs?: number;
-};
+export type StoreOptions = WriterOptions;
 
 export function openStore(file: string, options: StoreOptions = {}): Store {
   mkdirSync(dirname(file), { recursive: true });
-  const busy = options.busyTimeoutMs ?? 5000;
-  const write = new DatabaseSync(file, { timeout: busy });
+  // No busy timeout: a lock held by another process would block the event loop for its whole length.
+  // The writer retries on timers instead (writer.ts).
+  const write = new DatabaseSync(file, { timeout: 0 });
+  // Start-up may wait for a lock (nothing is served yet); afterwards the writer never does.
+  write.exec('PRAGMA busy_timeout = 5000');
   write.exec('PRAGMA journal_mode = WAL');
   // FULL: a commit is on disk before the caller hears 2xx, even across a power cut.
   write.exec('PRAGMA synchronous = FULL');
   write.exec('PRAGMA foreign_keys = ON');
   migrate(write);
+  write.exec('PRAGMA busy_timeout = 0');
   const read = new DatabaseSync(file, { timeout: 5000, readOnly: true });
   read.exec('PRAGMA foreign_keys = ON');
   const writer = new Writer(write, options);
@@ -39,7 +40,7 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
     read,
     writer,
     writable() {
-      if (closed || writer.failure !== null) return false;
+      if (closed || !writer.canWrite()) return false;
       try {
         accessSync(file, constants.W_OK);
         accessSync(dirname(file), constants.W_OK);

@@ -1,14 +1,43 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { unavailable } from '../problem.ts';
+import { isStorageError } from './errors.ts';
+
+/**
+ * What a writer job sees besides the connection. Effects outside the database wait for the commit:
+ * `afterCommit` runs once the transaction is on disk, `onRollback` undoes in-memory changes when the
+ * job or its transaction rolls back, and `invalidate` names live-update keys published after commit.
+ */
+export type Tx = {
+  readonly db: DatabaseSync;
+  afterCommit(fn: () => void): void;
+  onRollback(fn: () => void): void;
+  invalidate(...keys: string[]): void;
+};
+
+/** A writer job returns its value synchronously; an async job is a compile error (and refused at run time). */
+export type Sync<T> =
+  T extends PromiseLike<unknown>
+    ? 'a writer job must be synchronous: do the async work before writer.run()'
+    : T;
 
 /** A unit of work for the writer: runs synchronously inside the batch transaction. */
-export type WriteFn<T> = (db: DatabaseSync) => T;
+export type WriteFn<T> = (db: DatabaseSync, tx: Tx) => Sync<T>;
 
 type Job = {
-  fn: WriteFn<unknown>;
+  fn: (db: DatabaseSync, tx: Tx) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   enqueuedAt: number;
+};
+
+/** A job that ran in the open transaction, with what waits for the commit. */
+type Ran = {
+  job: Job;
+  ok: boolean;
+  value: unknown;
+  after: (() => void)[];
+  undo: (() => void)[];
+  keys: string[];
 };
 
 export type WriterOptions = {
@@ -16,31 +45,56 @@ export type WriterOptions = {
   maxQueue?: number;
   /** Jobs committed in one transaction at most. */
   maxBatch?: number;
+  /**
+   * Group commit: after a commit, the next one waits this long so that writes arriving one at a time
+   * under steady load share a transaction (one WAL sync) instead of each paying for their own.
+   * An idle writer commits at once.
+   */
+  windowMs?: number;
+  /** How long a job may wait for a lock held elsewhere before it is refused with 503. */
+  maxWaitMs?: number;
   /** Called once per committed transaction (feeds mon_writer_commits_total). */
   onCommit?: (jobs: number) => void;
   /** Called when a job is refused because the queue is full. */
   onQueueFull?: () => void;
-  /** Called when a whole transaction fails to commit (disk full, I/O error, locked). */
+  /** Called when a whole transaction fails to commit (disk full, I/O error), or an after-commit hook throws. */
   onFailure?: (error: unknown) => void;
+  /** Live-update keys of a committed transaction (the invalidation bus). */
+  onInvalidate?: (keys: string[]) => void;
 };
+
+/** First retry after a lock held elsewhere; doubles up to `MAX_RETRY_MS`. */
+const FIRST_RETRY_MS = 10;
+const MAX_RETRY_MS = 200;
 
 /**
  * The single writer (DESIGN rule 1). Callers enqueue synchronous functions; the writer runs a batch
  * of them in one transaction, each inside its own savepoint so a failing job rolls back alone, then
- * commits and settles the callers. A settled promise means the write is committed.
+ * commits and settles the callers. A resolved promise means the write is committed; a write that
+ * storage could not take rejects with 503 (Retry-After), never resolves.
+ *
+ * A lock held by another process (a backup, `sqlite3`) never blocks the event loop: the connection's
+ * busy timeout is 0 and the writer retries on timers, refusing jobs that waited longer than `maxWaitMs`.
  */
 export class Writer {
   private readonly db: DatabaseSync;
-  private readonly queue: Job[] = [];
+  private queue: Job[] = [];
   private readonly maxQueue: number;
   private readonly maxBatch: number;
+  private readonly windowMs: number;
+  private readonly maxWaitMs: number;
   private readonly onCommit: (jobs: number) => void;
   private readonly onQueueFull: () => void;
   private readonly onFailure: (error: unknown) => void;
-  private scheduled = false;
+  private readonly onInvalidate: (keys: string[]) => void;
+  /** Cancels the scheduled commit; null when none is scheduled. */
+  private cancelCommit: (() => void) | null = null;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  private lastCommitAt = Date.now();
+  private lastCommitAt = 0;
+  private retryMs = 0;
+  /** When the writer first found the database locked by someone else, until it gets the lock. */
+  private blockedSince: number | null = null;
   /** Why the last transaction failed to commit, until one commits again. */
   failure: string | null = null;
 
@@ -48,12 +102,15 @@ export class Writer {
     this.db = db;
     this.maxQueue = options.maxQueue ?? 50_000;
     this.maxBatch = options.maxBatch ?? 5_000;
+    this.windowMs = options.windowMs ?? 20;
+    this.maxWaitMs = options.maxWaitMs ?? 5_000;
     this.onCommit = options.onCommit ?? (() => {});
     this.onQueueFull = options.onQueueFull ?? (() => {});
     this.onFailure = options.onFailure ?? (() => {});
+    this.onInvalidate = options.onInvalidate ?? (() => {});
   }
 
-  /** Queues `fn`; resolves with its result once committed. Rejects with a 503 Problem when full. */
+  /** Queues `fn`; resolves with its result once committed. Rejects with a 503 Problem when storage cannot take it. */
   run<T>(fn: WriteFn<T>): Promise<T> {
     if (this.closed) return Promise.reject(unavailable(5, 'the server is shutting down'));
     if (this.queue.length >= this.maxQueue) {
@@ -71,13 +128,39 @@ export class Writer {
     return this.queue.length;
   }
 
+  /** True while another connection has held the write lock for longer than `ms`. */
+  blocked(ms = 1000): boolean {
+    return this.blockedSince !== null && Date.now() - this.blockedSince >= ms;
+  }
+
+  /**
+   * True when a write could begin now or the writer is not known to be blocked: an idle writer that
+   * was blocked checks the lock again without waiting for it.
+   */
+  canWrite(): boolean {
+    if (this.closed || this.failure !== null) return false;
+    if (this.blockedSince === null) return true;
+    if (this.queue.length === 0 && !this.db.isTransaction) {
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        this.db.exec('ROLLBACK');
+        this.blockedSince = null;
+        this.retryMs = 0;
+        return true;
+      } catch {
+        // Still held elsewhere.
+      }
+    }
+    return !this.blocked();
+  }
+
   /** True when jobs have waited more than `ms` without a commit: the writer is stuck. */
   stalled(ms = 10_000): boolean {
     const oldest = this.queue[0];
     return oldest !== undefined && Date.now() - oldest.enqueuedAt > ms && Date.now() - this.lastCommitAt > ms;
   }
 
-  /** Resolves once everything queued so far is committed. */
+  /** Resolves once everything queued so far is committed or refused. */
   flush(): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
@@ -87,61 +170,138 @@ export class Writer {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    this.cancelCommit?.();
   }
 
   private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
+    if (this.cancelCommit || this.queue.length === 0) return;
+    const now = Date.now();
+    const wait =
+      this.retryMs > 0
+        ? this.retryMs
+        : this.queue.length >= this.maxBatch
+          ? 0
+          : Math.max(0, this.lastCommitAt + this.windowMs - now);
+    const commit = () => {
+      this.cancelCommit = null;
       this.commitBatch();
-    });
+    };
+    // An idle writer commits on the next turn of the event loop, as soon as the caller's turn ends.
+    if (wait === 0) {
+      const immediate = setImmediate(commit);
+      this.cancelCommit = () => clearImmediate(immediate);
+    } else {
+      const timeout = setTimeout(commit, wait);
+      this.cancelCommit = () => clearTimeout(timeout);
+    }
   }
 
   private commitBatch(): void {
-    const batch = this.queue.splice(0, this.maxBatch);
-    if (batch.length === 0) {
+    if (this.queue.length === 0) {
       this.notifyIdle();
       return;
     }
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    if (!this.begin()) {
+      this.afterBatch();
+      return;
+    }
+    const batch = this.queue.splice(0, this.maxBatch);
+    const ran: Ran[] = [];
     try {
-      this.db.exec('BEGIN IMMEDIATE');
-      for (const job of batch) {
-        this.db.exec('SAVEPOINT job');
-        try {
-          const value = job.fn(this.db);
-          this.db.exec('RELEASE job');
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          this.db.exec('ROLLBACK TO job');
-          this.db.exec('RELEASE job');
-          outcomes.push({ ok: false, value: error });
-        }
-      }
+      for (const job of batch) ran.push(this.runJob(job));
       this.db.exec('COMMIT');
     } catch (error) {
-      // The transaction itself failed (disk full, I/O error, locked): nothing of this batch is stored.
+      // The transaction itself failed (disk full, I/O error): nothing of this batch is stored.
       try {
         if (this.db.isTransaction) this.db.exec('ROLLBACK');
       } catch {
         // The connection rolls back on its own when it cannot; nothing more to do here.
       }
+      for (const r of ran.reverse()) undo(r.undo);
       this.failure = (error as Error).message;
       this.onFailure(error);
-      for (const job of batch) job.reject(error);
+      const refusal = unavailable(5, 'storage cannot take writes right now');
+      for (const job of batch) job.reject(isStorageError(error) ? refusal : error);
       this.afterBatch();
       return;
     }
     this.lastCommitAt = Date.now();
     this.failure = null;
     this.onCommit(batch.length);
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.value);
-    });
+    const keys = new Set<string>();
+    for (const r of ran) {
+      if (!r.ok) continue;
+      for (const key of r.keys) keys.add(key);
+      for (const fn of r.after) {
+        try {
+          fn();
+        } catch (error) {
+          this.onFailure(error);
+        }
+      }
+    }
+    if (keys.size > 0) this.onInvalidate([...keys]);
+    for (const r of ran) {
+      if (r.ok) r.job.resolve(r.value);
+      else r.job.reject(r.value);
+    }
     this.afterBatch();
+  }
+
+  /** Takes the write lock without waiting; on a lock held elsewhere, refuses jobs that waited too long. */
+  private begin(): boolean {
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.blockedSince = null;
+      this.retryMs = 0;
+      return true;
+    } catch (error) {
+      const now = Date.now();
+      this.blockedSince ??= now;
+      this.retryMs = Math.min(MAX_RETRY_MS, Math.max(FIRST_RETRY_MS, this.retryMs * 2));
+      if (!isStorageError(error)) {
+        this.failure = (error as Error).message;
+        this.onFailure(error);
+      }
+      const expired = this.queue.filter((job) => now - job.enqueuedAt >= this.maxWaitMs);
+      if (expired.length > 0) {
+        this.queue = this.queue.filter((job) => now - job.enqueuedAt < this.maxWaitMs);
+        const refusal = unavailable(5, 'the database is locked by another process; try again shortly');
+        for (const job of expired) job.reject(refusal);
+      }
+      return false;
+    }
+  }
+
+  private runJob(job: Job): Ran {
+    const ran: Ran = { job, ok: true, value: undefined, after: [], undo: [], keys: [] };
+    const tx: Tx = {
+      db: this.db,
+      afterCommit: (fn) => ran.after.push(fn),
+      onRollback: (fn) => ran.undo.push(fn),
+      invalidate: (...keys) => ran.keys.push(...keys),
+    };
+    this.db.exec('SAVEPOINT job');
+    try {
+      const value = job.fn(this.db, tx);
+      if (value && typeof (value as PromiseLike<unknown>).then === 'function') {
+        throw new Error('a writer job must be synchronous');
+      }
+      this.db.exec('RELEASE job');
+      ran.value = value;
+    } catch (error) {
+      // A storage failure inside a job (disk full) may have ended the transaction: the savepoint is
+      // then gone and this throws on to fail the whole batch.
+      undo(ran.undo);
+      this.db.exec('ROLLBACK TO job');
+      this.db.exec('RELEASE job');
+      ran.ok = false;
+      ran.value = isStorageError(error) ? unavailable(5, 'storage cannot take writes right now') : error;
+      ran.after = [];
+      ran.undo = [];
+      ran.keys = [];
+    }
+    return ran;
   }
 
   private afterBatch(): void {
@@ -154,4 +314,9 @@ export class Writer {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** Runs undo functions newest first. */
+function undo(fns: (() => void)[]): void {
+  for (let i = fns.length - 1; i >= 0; i--) fns[i]!();
 }

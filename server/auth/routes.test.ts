@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { authConfigSchema } from '../auth/config.ts';
 import { PasswordHasher } from '../auth/passwords.ts';
-import { authState } from '../auth/service.ts';
 import { authTestServer, browser } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
 import { staticConfig } from '../config/service.ts';
@@ -126,7 +125,7 @@ test('without [server] url the Origin must name the request Host; bearer writes 
     // `write` route: a bearer write without Origin passes, a cookie write without Origin does not.
     const write = await server.tokenOf('write');
     const asWrite = (headers: Record<string, string>) =>
-      server.deps.authenticate({
+      server.accounts.authenticate({
         method: 'POST',
         headers,
         routeOptions: { config: { access: 'write' } },
@@ -230,7 +229,7 @@ test('a third simultaneous password check answers 503 with Retry-After', async (
   const server = await authTestServer();
   try {
     // The real parameters: each check takes long enough for the three to overlap.
-    authState(server.deps).hasher = new PasswordHasher();
+    server.accounts.state.hasher = new PasswordHasher();
     await server.addUser('ann@example.com', 'viewer', password);
     const attempts = await Promise.all(
       [1, 2, 3].map((i) =>

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createToken, deleteToken, listTokens, newTokenSchema } from '../auth/tokens.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../problem.ts';
-import { personOf } from './auth.ts';
+import { personOf } from './routes.ts';
+import { createToken, deleteToken, listTokens, newTokenSchema } from './tokens.ts';
 
 const idParams = z.object({ id: z.string() });
 

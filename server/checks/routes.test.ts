@@ -49,7 +49,9 @@ test('a check goes down after two failed runs and recovers after two successes a
   const { server, clock, script, engine, inject } = await checkServer();
   t.after(() => server.dispose());
   const transitions: string[] = [];
-  engine.onTransition((e) => transitions.push(`${e.from}->${e.to}`));
+  server.deps.events.subscribe((_db, events) => {
+    for (const e of events) transitions.push(`${e.from}->${e.to}`);
+  });
   const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
   await clock.advance(0);
   script.outcome = { status: 'down', latencyMs: null, detail: 'connection refused' };

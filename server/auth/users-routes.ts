@@ -1,9 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { newPasswordSchema } from '../auth/passwords.ts';
-import { authState } from '../auth/service.ts';
-import { endSessionsOf } from '../auth/sessions.ts';
+import type { Deps } from '../deps.ts';
+import { conflict, notFound } from '../problem.ts';
+import { statement } from '../store/statements.ts';
+import { newPasswordSchema } from './passwords.ts';
+import type { AuthState } from './service.ts';
+import { endSessionsOf } from './sessions.ts';
 import {
   adminCount,
   emailSchema,
@@ -13,10 +16,7 @@ import {
   type UserRow,
   userById,
   userView,
-} from '../auth/users.ts';
-import type { Deps } from '../deps.ts';
-import { conflict, notFound } from '../problem.ts';
-import { statement } from '../store/statements.ts';
+} from './users.ts';
 
 const newUserSchema = z.strictObject({
   email: emailSchema,
@@ -38,12 +38,12 @@ function existing(db: DatabaseSync, id: string): UserRow {
 }
 
 /** Accounts, for admins: list, add, change role or password, remove. At least one admin always stays. */
-export function registerUsers(app: FastifyInstance, deps: Deps): void {
+export function registerUsers(app: FastifyInstance, deps: Deps, auth: AuthState): void {
   app.get('/api/v1/users', async () => ({ users: listUsers(deps.store.read).map(userView) }));
 
   app.post('/api/v1/users', async (request, reply) => {
     const body = newUserSchema.parse(request.body ?? {});
-    const hash = body.password ? await authState(deps).hasher.hash(body.password) : null;
+    const hash = body.password ? await auth.hasher.hash(body.password) : null;
     const now = deps.clock.now();
     const user = await deps.store.writer.run((db) =>
       insertUser(db, { email: body.email, role: body.role, password: hash, source: 'admin', now }),
@@ -56,7 +56,7 @@ export function registerUsers(app: FastifyInstance, deps: Deps): void {
     const { id } = idParams.parse(request.params);
     existing(deps.store.read, id);
     const body = changeSchema.parse(request.body ?? {});
-    const hash = body.password ? await authState(deps).hasher.hash(body.password) : null;
+    const hash = body.password ? await auth.hasher.hash(body.password) : null;
     const user = await deps.store.writer.run((db) => {
       const user = existing(db, id);
       if (body.role && body.role !== user.role) {

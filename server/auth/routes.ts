@@ -1,22 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Principal } from '../auth/access.ts';
-import { beginSignIn, finishSignIn } from '../auth/oidc.ts';
-import { givenPasswordSchema, newPasswordSchema } from '../auth/passwords.ts';
-import { secretEquals } from '../auth/secrets.ts';
-import { authState, countSignIn } from '../auth/service.ts';
+import type { Deps } from '../deps.ts';
+import { conflict, forbidden, invalid, Problem } from '../problem.ts';
+import { statement } from '../store/statements.ts';
+import type { Principal } from './access.ts';
+import { beginSignIn, finishSignIn } from './oidc.ts';
+import { givenPasswordSchema, newPasswordSchema } from './passwords.ts';
+import { secretEquals } from './secrets.ts';
+import { type AuthState, countSignIn } from './service.ts';
 import {
   clearSessionCookie,
   createSession,
   deleteSession,
   endSessionsOf,
   setSessionCookie,
-} from '../auth/sessions.ts';
-import { discardSetupToken, setupSpent, spendSetup } from '../auth/setup-token.ts';
-import { emailSchema, insertUser, userByEmail, userById } from '../auth/users.ts';
-import type { Deps } from '../deps.ts';
-import { conflict, forbidden, invalid, Problem } from '../problem.ts';
-import { statement } from '../store/statements.ts';
+} from './sessions.ts';
+import { discardSetupToken, setupSpent, spendSetup } from './setup-token.ts';
+import { emailSchema, insertUser, userByEmail, userById } from './users.ts';
 
 const setupSchema = z.strictObject({
   token: z.string('must be a string').min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
@@ -38,7 +38,7 @@ export function personOf(request: FastifyRequest): Extract<Principal, { kind: 'u
 }
 
 /** Sign-in, sign-out, setup of the first account, own password, OpenID Connect. */
-export function registerAuth(app: FastifyInstance, deps: Deps): void {
+export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState): void {
   app.get('/api/v1/auth', async (request) => {
     const config = deps.config.current();
     const p = request.principal;
@@ -56,8 +56,8 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
   });
 
   app.post('/api/v1/auth/setup', async (request, reply) => {
-    countSignIn(deps, request);
-    const state = authState(deps);
+    countSignIn(deps, auth, request);
+    const state = auth;
     if (setupSpent(deps.store.read) || state.setupToken === null) throw conflict('setup is already done');
     const body = setupSchema.parse(request.body ?? {});
     if (!secretEquals(body.token, state.setupToken)) throw forbidden('the setup token is not valid');
@@ -85,11 +85,11 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
   });
 
   app.post('/api/v1/auth/login', async (request, reply) => {
-    countSignIn(deps, request);
+    countSignIn(deps, auth, request);
     if (!deps.config.current().auth.password) throw forbidden('password sign-in is turned off');
     const body = loginSchema.parse(request.body ?? {});
     const user = userByEmail(deps.store.read, body.email);
-    const ok = await authState(deps).hasher.verify(body.password, user?.password ?? null);
+    const ok = await auth.hasher.verify(body.password, user?.password ?? null);
     if (!ok || !user) throw new Problem(401, 'sign-in required', 'wrong email or password');
     const session = await createSession(deps, user.id, 'password');
     setSessionCookie(reply, session.id, deps.config.current().server.url);
@@ -110,12 +110,12 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
 
   app.put('/api/v1/auth/password', async (request, reply) => {
     const person = personOf(request);
-    countSignIn(deps, request);
+    countSignIn(deps, auth, request);
     const body = passwordChangeSchema.parse(request.body ?? {});
     const account = userById(deps.store.read, person.user.id);
     if (!account?.password)
       throw conflict('this account has no password; it signs in through a provider or proxy');
-    const { hasher } = authState(deps);
+    const { hasher } = auth;
     if (!(await hasher.verify(body.current, account.password))) {
       throw invalid('current', 'is not the current password');
     }
@@ -129,12 +129,12 @@ export function registerAuth(app: FastifyInstance, deps: Deps): void {
 
   app.get('/api/v1/auth/oidc/:provider', async (request, reply) => {
     const { provider } = providerParams.parse(request.params);
-    return beginSignIn(deps, request, reply, provider);
+    return beginSignIn(deps, auth, request, reply, provider);
   });
 
   app.get('/api/v1/auth/oidc/:provider/callback', async (request, reply) => {
-    countSignIn(deps, request);
+    countSignIn(deps, auth, request);
     const { provider } = providerParams.parse(request.params);
-    return finishSignIn(deps, request, reply, provider);
+    return finishSignIn(deps, auth, request, reply, provider);
   });
 }

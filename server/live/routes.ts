@@ -1,14 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { stillValid } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/access.ts';
 import type { Deps } from '../deps.ts';
-import { StreamHub, type StreamOptions } from '../live/stream.ts';
 import { unavailable } from '../problem.ts';
+import { StreamHub, type StreamOptions } from './stream.ts';
 
 /**
  * `GET /api/v1/stream` (access read): server-sent events with `{invalidate: [...]}` from the bus.
  * The 65th simultaneous stream gets 503 with Retry-After; clients reconnect after it.
  */
-export function registerStream(app: FastifyInstance, deps: Deps, options: StreamOptions = {}): StreamHub {
+export function registerStream(
+  app: FastifyInstance,
+  deps: Pick<Deps, 'bus' | 'clock'>,
+  stillValid: (principal: Principal | null) => boolean,
+  options: StreamOptions = {},
+): StreamHub {
   const hub = new StreamHub(deps.bus, deps.clock, options);
   // Streams never finish on their own: end them before the server waits for open requests.
   app.addHook('preClose', async () => hub.dispose());
@@ -19,7 +24,7 @@ export function registerStream(app: FastifyInstance, deps: Deps, options: Stream
     const close = hub.open({
       write: (chunk) => raw.write(chunk),
       end: () => raw.end(),
-      allowed: () => stillValid(deps, request.principal),
+      allowed: () => stillValid(request.principal),
     });
     if (!close) {
       throw unavailable(5, `at most ${hub.max} live update streams can be open at once; try again shortly`);
@@ -39,8 +44,3 @@ export function registerStream(app: FastifyInstance, deps: Deps, options: Stream
   });
   return hub;
 }
-
-/** The route module registered in server/routes.ts. */
-export const streamRoutes = (app: FastifyInstance, deps: Deps): void => {
-  registerStream(app, deps);
-};

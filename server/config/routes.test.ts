@@ -19,7 +19,8 @@ test('config status and export routes read the mon.toml service', async (t) => {
     configPath,
     '[[alert]]\ntype = "telegram"\nbot_token = "123:secret-bot-token"\nchat_id = 7\n[[check]]\nname = "pg"\nservice = "db"\ntcp = "db:5432"\nevery = 30\n',
   );
-  const server = await createTestServer({ configPath });
+  let caller: Principal | null = null;
+  const server = await createTestServer({ configPath, authenticate: async () => caller });
   t.after(async () => {
     await server.dispose();
     remove();
@@ -27,7 +28,7 @@ test('config status and export routes read the mon.toml service', async (t) => {
 
   // Access is enforced: without credentials, 401.
   assert.equal((await server.app.inject({ url: '/api/v1/config/status' })).statusCode, 401);
-  server.deps.authenticate = async () => admin;
+  caller = admin;
 
   const status = await server.app.inject({ url: '/api/v1/config/status' });
   assert.equal(status.statusCode, 200);

@@ -1,19 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { checkEngine } from '../checks/engine.ts';
-import { parseSuffix } from '../checks/heartbeats.ts';
-import { hashToken } from '../checks/manage.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../problem.ts';
+import type { CheckEngine } from './engine.ts';
+import { parseSuffix } from './heartbeats.ts';
+import { hashToken } from './manage.ts';
 
 type PingRequest = { Params: { token: string; suffix?: string } };
 type PushRequest = { Params: { token: string }; Querystring: Record<string, unknown> };
 
 /** Heartbeat pings: `/ping/<token>[/start|/fail|/<exit code>]` and `/api/push/<token>?status=…`. */
-export function registerPing(app: FastifyInstance, deps: Deps): void {
-  const engine = () => checkEngine(deps);
+export function registerPing(app: FastifyInstance, deps: Deps, engine: CheckEngine): void {
   const find = (token: string) => {
-    const id = /^btp_[\w-]{8,200}$/.test(token) ? engine().idForTokenHash(hashToken(token)) : undefined;
-    const entry = id === undefined ? undefined : engine().get(id);
+    const id = /^btp_[\w-]{8,200}$/.test(token) ? engine.idForTokenHash(hashToken(token)) : undefined;
+    const entry = id === undefined ? undefined : engine.get(id);
     if (!entry) throw notFound('unknown ping token');
     return entry;
   };
@@ -40,7 +39,7 @@ export function registerPing(app: FastifyInstance, deps: Deps): void {
             : parsed.kind === 'start'
               ? 'started'
               : 'ping';
-      await engine().heartbeat(entry, parsed.kind, detail, null);
+      await engine.heartbeat(entry, parsed.kind, detail, null);
       deps.metrics.ingestAccepted.inc({ endpoint: 'ping' });
     };
     for (const url of ['/ping/:token', '/ping/:token/:suffix']) {
@@ -68,7 +67,7 @@ export function registerPing(app: FastifyInstance, deps: Deps): void {
             latency !== undefined && /^\d{1,9}(\.\d+)?$/.test(latency) ? Number(latency) : null;
           const latencyMs = reported !== null && reported <= 600_000 ? reported : null;
           const detail = (msg ?? '').slice(0, 500) || (ok ? 'push' : `push status ${status}`.slice(0, 500));
-          await engine().heartbeat(entry, ok ? 'success' : 'fail', detail, latencyMs);
+          await engine.heartbeat(entry, ok ? 'success' : 'fail', detail, latencyMs);
           deps.metrics.ingestAccepted.inc({ endpoint: 'ping' });
           return { ok: true };
         },

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { ConfigService } from './service.ts';
 
 /**
  * `GET /api/v1/config/status` → `{error}`: the current mon.toml error (string, one line per problem,
@@ -7,14 +7,14 @@ import type { Deps } from '../deps.ts';
  * `GET /api/v1/config/export` → `{toml, secrets}`: the whole configuration as mon.toml text; secrets are
  * `${NAME}` references listed in `secrets` as `{name, key, about}`, never their values.
  */
-export function registerConfig(app: FastifyInstance, deps: Deps): void {
+export function registerConfig(app: FastifyInstance, config: ConfigService): void {
   app.get('/api/v1/config/status', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return { error: deps.config.error() };
+    return { error: config.error() };
   });
 
   app.get('/api/v1/config/export', async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return deps.config.export();
+    return config.export();
   });
 }

@@ -5,21 +5,20 @@ import {
   hideHeaderValues,
   keepStoredHeaders,
 } from '../../protocol/check.ts';
-import { parseMs, parseRange, readDetail } from '../checks/detail.ts';
-import { checkEngine } from '../checks/engine.ts';
-import { readHistory } from '../checks/history.ts';
-import { createCheck, makePingToken, removeCheck, updateCheck } from '../checks/manage.ts';
 import type { Deps } from '../deps.ts';
 import { invalid, notFound } from '../problem.ts';
+import { parseMs, parseRange, readDetail } from './detail.ts';
+import type { CheckEngine } from './engine.ts';
+import { readHistory } from './history.ts';
+import { createCheck, makePingToken, removeCheck, updateCheck } from './manage.ts';
 
 type IdParams = { Params: { id: string } };
 type Query = Record<string, string | undefined>;
 
 /** Check routes of the JSON API (SPEC "JSON API under /api/v1"). */
-export function registerChecks(app: FastifyInstance, deps: Deps): void {
-  const engine = () => checkEngine(deps);
+export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEngine): void {
   const entryOf = (id: string) => {
-    const entry = engine().get(id);
+    const entry = engine.get(id);
     if (!entry) throw notFound(`no check ${id}`);
     return entry;
   };
@@ -30,7 +29,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
   };
 
   app.post('/api/v1/checks', async (request, reply) => {
-    const id = await createCheck(engine(), withHeaderValues(checkBodySchema.parse(request.body), null));
+    const id = await createCheck(engine, withHeaderValues(checkBodySchema.parse(request.body), null));
     return reply.code(201).send({ id });
   });
 
@@ -47,20 +46,20 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
   app.put<IdParams>('/api/v1/checks/:id', async (request) => {
     const id = request.params.id;
     const { rec } = entryOf(id);
-    await updateCheck(engine(), id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
+    await updateCheck(engine, id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
     retryRejectedFile();
     return { id };
   });
 
   app.delete<IdParams>('/api/v1/checks/:id', async (request, reply) => {
-    await removeCheck(engine(), request.params.id);
+    await removeCheck(engine, request.params.id);
     retryRejectedFile();
     return reply.code(204).send();
   });
 
   app.get<IdParams & { Querystring: Query }>('/api/v1/checks/:id/detail', async (request) => {
     const entry = entryOf(request.params.id);
-    return readDetail(engine(), entry, parseRange(request.query, deps.clock.now()));
+    return readDetail(engine, entry, parseRange(request.query, deps.clock.now()));
   });
 
   app.get<IdParams & { Querystring: Query }>('/api/v1/checks/:id/history', async (request) => {
@@ -75,7 +74,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
   });
 
   app.post<IdParams>('/api/v1/checks/:id/ping-url', async (request, reply) => {
-    const { token, replaced } = await makePingToken(engine(), request.params.id);
+    const { token, replaced } = await makePingToken(engine, request.params.id);
     return reply.code(201).send({ url: `${publicBase(deps, request)}/ping/${token}`, replaced });
   });
 }

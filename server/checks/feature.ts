@@ -1,0 +1,23 @@
+import type { Deps } from '../deps.ts';
+import type { Feature } from '../feature.ts';
+import { CheckEngine, type EngineOptions } from './engine.ts';
+import { registerPing } from './ping-routes.ts';
+import { registerChecks } from './routes.ts';
+import { registerServices } from './services-routes.ts';
+
+/** Checks, heartbeats and services: the engine, its routes and the ping URLs. */
+export function createChecks(deps: Deps, options: EngineOptions = {}) {
+  const engine = new CheckEngine(deps, options);
+  const feature: Feature = {
+    name: 'checks',
+    routes(app) {
+      registerChecks(app, deps, engine);
+      registerServices(app, engine);
+      registerPing(app, deps, engine);
+    },
+    start: () => engine.start(),
+    stop: () => engine.stop(),
+    health: () => engine.health(),
+  };
+  return { feature, engine };
+}

@@ -1,4 +1,4 @@
-import type { PathError } from './interpolate.ts';
+import type { PathError } from './paths.ts';
 import type { FileAlertInput } from './schema.ts';
 import type { ChannelKind, ChannelSettings, FileAlert } from './service.ts';
 

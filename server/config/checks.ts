@@ -1,6 +1,6 @@
 import { type Assertion, type CheckBody, checkBodySchema } from '../../protocol/check.ts';
 import { formatDuration } from './durations.ts';
-import type { Path, PathError } from './interpolate.ts';
+import type { Path, PathError } from './paths.ts';
 import { type FileAssertion, type FileCheckInput, type TargetKey, targetKeys } from './schema.ts';
 import type { FileCheck } from './service.ts';
 

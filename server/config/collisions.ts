@@ -1,4 +1,4 @@
-import type { Path, PathError } from './interpolate.ts';
+import type { Path, PathError } from './paths.ts';
 import type { FileAlert, FileCheck, FileHost, FileService, OutsideNames } from './service.ts';
 
 type Parts = { services: FileService[]; hosts: FileHost[]; checks: FileCheck[]; alerts: FileAlert[] };

@@ -1,11 +1,10 @@
 import { stringify } from 'smol-toml';
-import { formatPath } from '../app.ts';
 import { authConfigSchema } from '../auth/config.ts';
 import { channelToFileAlert, kindLabel, secretKeyOf, urlIsSecret } from './alerts.ts';
 import { bodyToFileCheck } from './checks.ts';
 import { formatDuration } from './durations.ts';
 import { referencedNames } from './env-refs.ts';
-import type { Path } from './interpolate.ts';
+import { formatPath, type Path } from './paths.ts';
 import { defaultHostAlerts, defaultRetention, type LiveConfig, type PanelCheck } from './service.ts';
 
 /** An environment variable the exported text refers to; never its value. */

@@ -1,11 +1,11 @@
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
-import { formatPath } from '../app.ts';
 import { fileAlertToChannel } from './alerts.ts';
 import { fileCheckToBody } from './checks.ts';
 import { collisions, dependencyErrors } from './collisions.ts';
 import type { Env } from './env-refs.ts';
-import { interpolate, type Path, type PathError } from './interpolate.ts';
+import { interpolate } from './interpolate.ts';
+import { formatPath, type Path, type PathError } from './paths.ts';
 import { type FileInput, fileSchema, type TargetKey, targetKeys } from './schema.ts';
 import {
   defaultHostAlerts,

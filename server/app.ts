@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ZodError } from 'zod';
 import { type Access, type Authenticator, accessOf, refusal } from './auth/access.ts';
+import { formatPath } from './config/paths.ts';
 import type { Deps } from './deps.ts';
 import type { Feature } from './feature.ts';
 import { registerHealth } from './http/health.ts';
@@ -145,16 +146,6 @@ function toProblem(error: unknown): Problem {
     return new Problem(e.statusCode, 'bad request', e.message);
   }
   return new Problem(500, 'internal error');
-}
-
-/** `['expect', 0, 'status']` → `expect[0].status` */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out;
 }
 
 let cachedIndex: { html: string; from: string } | undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
 
 /**
  * The `[auth]` table of mon.toml: password sign-in, OpenID Connect providers and forward auth.
@@ -62,3 +63,25 @@ export const authConfigSchema = z.strictObject({
   proxy: proxyAuthSchema.optional(),
 });
 export type AuthConfig = z.infer<typeof authConfigSchema>;
+
+const noAuthTable = (): AuthConfig => authConfigSchema.parse({});
+
+/** `[auth]`; OIDC client secrets leave only as `${NAME}` references in the export. */
+export const authSection = configSection({
+  key: 'auth',
+  tables: { auth: authConfigSchema.optional() },
+  build: (input): Built<AuthConfig> => ({ value: input.auth ?? noAuthTable(), errors: [] }),
+  empty: noAuthTable,
+  toToml: (value): TomlTable =>
+    JSON.stringify(value) === JSON.stringify(noAuthTable())
+      ? {}
+      : { auth: JSON.parse(JSON.stringify(value)) },
+  secrets: (tree) =>
+    (((tree.auth as TomlTable | undefined)?.oidc as TomlTable[] | undefined) ?? []).map(
+      (provider, i): SecretSpot => ({
+        path: ['auth', 'oidc', i, 'client_secret'],
+        suggested: `MON_OIDC_${provider.name}_CLIENT_SECRET`,
+        about: `Client secret of OIDC provider ${String(provider.name)}`,
+      }),
+    ),
+});

@@ -1,15 +1,29 @@
-import type { Path, PathError } from './interpolate.ts';
-import type { FileAlert, FileCheck, FileHost, FileService, OutsideNames } from './service.ts';
-
-type Parts = { services: FileService[]; hosts: FileHost[]; checks: FileCheck[]; alerts: FileAlert[] };
+import type { Path, PathError } from './paths.ts';
+import type { LiveConfig } from './sections.ts';
 
 /**
- * Name rules of the file as a whole. Checks (heartbeats included) and services share one name space
- * across the file, the panel and hosts' checks files; hosts and alerts have their own.
- * `outside` lists checks that are not in the file (panel checks and host checks-file checks).
+ * Check names that live outside the file and that a file check or service must not take:
+ * panel checks (made through the API) and command checks of hosts' checks files.
+ * Never list file-managed checks here.
+ */
+export type OutsideNames = {
+  checks: { name: string; source: 'panel' | 'host'; host?: string }[];
+  /** Services that exist outside the file (made by panel checks); a file check must not take their names. */
+  services?: string[];
+};
+
+type Parts = Pick<LiveConfig, 'services' | 'hosts' | 'checks' | 'alerts'>;
+
+/**
+ * The rules of the file as a whole, across sections; each section checks only its own tables.
+ * Checks (heartbeats included) and services share one name space across the file, the panel and
+ * hosts' checks files; hosts and alerts have their own. `depends_on` names services of `[[service]]`
+ * or of `[[check]]`. `outside` lists checks that are not in the file (panel checks and host
+ * checks-file checks).
  */
 export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
-  const errors: PathError[] = [];
+  const known = new Set([...parts.services.map((s) => s.name), ...parts.checks.map((c) => c.body.service)]);
+  const errors: PathError[] = dependencyErrors(parts.services, known);
   const duplicates = (items: { name: string; path: Path }[], what: string) => {
     const first = new Map<string, Path>();
     for (const item of items) {
@@ -114,7 +128,7 @@ function describe(path: Path): string {
 }
 
 /** `depends_on` must name services of the file and must not loop. */
-export function dependencyErrors(services: FileService[], known: ReadonlySet<string>): PathError[] {
+function dependencyErrors(services: Parts['services'], known: ReadonlySet<string>): PathError[] {
   const errors: PathError[] = [];
   services.forEach((s, i) => {
     s.dependsOn.forEach((dep, j) => {

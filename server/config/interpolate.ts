@@ -1,8 +1,5 @@
-import { formatPath } from '../app.ts';
 import { type Env, expandReferences, notSet, referencedNames } from './env-refs.ts';
-
-export type Path = (string | number)[];
-export type PathError = { path: Path; message: string };
+import { formatPath, type Path, type PathError } from './paths.ts';
 
 export type Interpolated = {
   value: unknown;

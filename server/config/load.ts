@@ -1,24 +1,12 @@
 import { parse, TomlError } from 'smol-toml';
-import type { z } from 'zod';
-import { formatPath } from '../app.ts';
-import { fileAlertToChannel } from './alerts.ts';
-import { fileCheckToBody } from './checks.ts';
-import { collisions, dependencyErrors } from './collisions.ts';
+import { z } from 'zod';
+import { collisions, type OutsideNames } from './collisions.ts';
 import type { Env } from './env-refs.ts';
-import { interpolate, type Path, type PathError } from './interpolate.ts';
-import { type FileInput, fileSchema, type TargetKey, targetKeys } from './schema.ts';
-import {
-  defaultHostAlerts,
-  defaultRetention,
-  emptyConfig,
-  type FileAlert,
-  type FileCheck,
-  type FileHost,
-  type FileService,
-  type LiveConfig,
-  managedNames,
-  type OutsideNames,
-} from './service.ts';
+import { interpolate } from './interpolate.ts';
+import { formatPath, type Path, type PathError } from './paths.ts';
+import type { LiveConfig } from './sections.ts';
+import { sections } from './sections.ts';
+import { managedNames } from './service.ts';
 
 export type LoadOptions = { env: Env; names?: () => OutsideNames };
 
@@ -32,6 +20,12 @@ export type LoadResult = ({ ok: true } & Loaded) | { ok: false; error: string };
 
 const MAX_ERRORS = 20;
 
+/**
+ * The shape of mon.toml: every section's tables in one strict object, so that an unknown top-level key
+ * is an error. Schemas check types and formats; sections check the rules between their keys.
+ */
+const fileSchema = z.strictObject(Object.assign({}, ...sections.map((s) => s.tables)));
+
 /** Parses, validates and checks the names of mon.toml as a whole. Nothing is applied here. */
 export function loadConfigText(text: string, options: LoadOptions): LoadResult {
   let tree: unknown;
@@ -44,71 +38,25 @@ export function loadConfigText(text: string, options: LoadOptions): LoadResult {
     }
     throw error;
   }
-  // Check targets and header values keep their references (reads show the reference, never the
-  // value): the runners expand them when they run the check.
-  const keepRaw = (path: Path) =>
-    path[0] === 'check' &&
-    ((path.length === 4 && path[2] === 'headers') ||
-      (path.length === 3 && targetKeys.includes(path[2] as TargetKey)));
+  const keepRaw = (path: Path) => sections.some((s) => s.keepRaw?.(path) ?? false);
   const interpolated = interpolate(tree, options.env, keepRaw);
   if (interpolated.errors.length > 0) return failure(interpolated.errors);
 
   const parsed = fileSchema.safeParse(interpolated.value);
   if (!parsed.success) return failure(parsed.error.issues.flatMap(issueErrors));
 
-  const { parts, errors } = build(parsed.data);
+  const errors: PathError[] = [];
+  const values: Record<string, unknown> = {};
+  for (const section of sections) {
+    const built = section.build(parsed.data);
+    values[section.key] = built.value;
+    errors.push(...built.errors);
+  }
+  const parts = values as Omit<LiveConfig, 'managed'>;
   errors.push(...collisions(parts, options.names?.() ?? { checks: [] }));
   if (errors.length > 0) return failure(errors);
-  const config: LiveConfig = {
-    server: { url: parsed.data.server?.url ?? null, trustedProxies: parsed.data.trusted_proxies },
-    auth: parsed.data.auth ?? emptyConfig().auth,
-    retention: { checkResultsMs: parsed.data.retention?.check_results ?? defaultRetention.checkResultsMs },
-    ...parts,
-    managed: managedNames(parts),
-  };
+  const config: LiveConfig = { ...parts, managed: managedNames(parts) };
   return { ok: true, config, references: interpolated.references };
-}
-
-function build(input: FileInput) {
-  const errors: PathError[] = [];
-  const checks: FileCheck[] = [];
-  input.check.forEach((c, i) => {
-    const result = fileCheckToBody(c, i);
-    errors.push(...result.errors);
-    if (result.check) checks.push(result.check);
-  });
-  const alerts: FileAlert[] = [];
-  input.alert.forEach((_, i) => {
-    const result = fileAlertToChannel(input.alert, i);
-    errors.push(...result.errors);
-    if (result.alert) alerts.push(result.alert);
-  });
-  const services: FileService[] = input.service.map((s) => ({
-    name: s.name,
-    hosts: s.hosts,
-    sites: s.sites,
-    dependsOn: s.depends_on,
-    tier: s.tier,
-  }));
-  const hosts: FileHost[] = input.host.map((h) => ({
-    name: h.name,
-    alerts: {
-      cpu: threshold(h.cpu, defaultHostAlerts.cpu),
-      memory: threshold(h.memory, defaultHostAlerts.memory),
-      swap: threshold(h.swap, defaultHostAlerts.swap),
-      disk: threshold(h.disk, defaultHostAlerts.disk),
-      temperature: threshold(h.temperature, defaultHostAlerts.temperature),
-      ignoreMounts: h.ignore_mounts,
-    },
-  }));
-  const known = new Set([...services.map((s) => s.name), ...checks.map((c) => c.body.service)]);
-  errors.push(...dependencyErrors(services, known));
-  return { errors, parts: { services, hosts, checks, alerts } };
-}
-
-function threshold(value: number | boolean | undefined, fallback: number | null): number | null {
-  if (value === undefined || value === true) return fallback;
-  return value === false ? null : value;
 }
 
 function issueErrors(issue: z.core.$ZodIssue): PathError[] {

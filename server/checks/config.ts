@@ -1,8 +1,126 @@
-import { type Assertion, type CheckBody, checkBodySchema } from '../../protocol/check.ts';
-import { formatDuration } from './durations.ts';
-import type { Path, PathError } from './interpolate.ts';
-import { type FileAssertion, type FileCheckInput, type TargetKey, targetKeys } from './schema.ts';
-import type { FileCheck } from './service.ts';
+import { z } from 'zod';
+import {
+  type Assertion,
+  type CheckBody,
+  checkBodySchema,
+  MIN_EVERY_MS,
+  nameSchema,
+} from '../../protocol/check.ts';
+import { durationSchema, formatDuration } from '../config/durations.ts';
+import { DAY, text } from '../config/fields.ts';
+import type { Path, PathError } from '../config/paths.ts';
+import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
+
+/**
+ * The `[[check]]` section of mon.toml: checks and heartbeats, translated to the API's check body so
+ * that a check means the same in the file and in the API. The export writes panel checks after the
+ * file's own. Names shared with services, panel checks and hosts' checks files are ruled on in
+ * config/collisions.ts.
+ */
+
+/** A `[[check]]` of the file, translated to the API's check body. `index` is its position in the file. */
+export type FileCheck = { index: number; body: CheckBody; pingToken: string | null };
+
+const fileAssertionSchema = z.strictObject({
+  status: z
+    .union([z.number().int(), z.string()], { error: 'must be a status code or a pattern such as 2xx' })
+    .optional(),
+  json: z.string().optional(),
+  equals: z
+    .union([z.string(), z.number(), z.boolean()], { error: 'must be a string, number or boolean' })
+    .optional(),
+  body_contains: z.string().optional(),
+  body_not_contains: z.string().optional(),
+  response_time_below: durationSchema({ min: 1 }).optional(),
+  else: z.enum(['down', 'degraded']).optional(),
+});
+type FileAssertion = z.infer<typeof fileAssertionSchema>;
+
+export const targetKeys = ['url', 'tcp', 'dns', 'ping', 'domain'] as const;
+export type TargetKey = (typeof targetKeys)[number];
+
+const fileCheckSchema = z.strictObject({
+  name: nameSchema,
+  service: nameSchema,
+  url: text().optional(),
+  tcp: text().optional(),
+  dns: text().optional(),
+  ping: text().optional(),
+  domain: text().optional(),
+  from: nameSchema.optional(),
+  every: durationSchema({ min: MIN_EVERY_MS, max: 7 * DAY }).optional(),
+  timeout: durationSchema({ min: 100, max: 120_000 }).optional(),
+  method: z
+    .string()
+    .trim()
+    .transform((v) => v.toUpperCase())
+    .optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  expect: z.array(fileAssertionSchema).optional(),
+  ping_token: z
+    .string()
+    .regex(/^btp_[A-Za-z0-9_-]{20,200}$/, 'must be btp_ followed by at least 20 letters, digits, _ or -')
+    .optional(),
+  cron: z.string().optional(),
+  timezone: z.string().optional(),
+  grace: durationSchema({ min: 0, max: 7 * DAY }).optional(),
+  // Accepted here only so that its refusal can say where command checks belong.
+  command: z.unknown().optional(),
+});
+export type FileCheckInput = z.infer<typeof fileCheckSchema>;
+
+export const checkSection = configSection({
+  key: 'checks',
+  tables: { check: z.array(fileCheckSchema).default([]) },
+  build(input): Built<FileCheck[]> {
+    const value: FileCheck[] = [];
+    const errors: PathError[] = [];
+    input.check.forEach((c, i) => {
+      const result = fileCheckToBody(c, i);
+      errors.push(...result.errors);
+      if (result.check) value.push(result.check);
+    });
+    return { value, errors };
+  },
+  empty: (): FileCheck[] => [],
+  toToml(value, { panelChecks }): TomlTable {
+    const check = [
+      ...value.map((c) => bodyToFileCheck(c.body, c.pingToken)),
+      ...panelChecks.map((c) => bodyToFileCheck(c.body, c.pingToken)),
+    ];
+    return check.length > 0 ? { check } : {};
+  },
+  secrets(tree) {
+    const spots: SecretSpot[] = [];
+    (tree.check as TomlTable[] | undefined)?.forEach((check, i) => {
+      const name = String(check.name);
+      spots.push({
+        path: ['check', i, 'ping_token'],
+        suggested: `MON_CHECK_${name}_PING_TOKEN`,
+        about: `Ping token of heartbeat ${name}`,
+      });
+      // Any header value may be a credential (X-Auth, X-Api, ...): all become references.
+      for (const header of Object.keys((check.headers as TomlTable | undefined) ?? {})) {
+        spots.push({
+          path: ['check', i, 'headers', header],
+          suggested: `MON_CHECK_${name}_${header}`,
+          about: `Header ${header} of check ${name}`,
+        });
+      }
+    });
+    return spots;
+  },
+  // Targets and header values keep their references (reads show the reference, never the value): the
+  // runners expand them when they run the check.
+  keepRaw: (path) =>
+    path[0] === 'check' &&
+    ((path.length === 4 && path[2] === 'headers') ||
+      (path.length === 3 && targetKeys.includes(path[2] as TargetKey))),
+  names: (value) => ({
+    checks: value.map((c) => c.body.name),
+    services: value.map((c) => c.body.service),
+  }),
+});
 
 /** API body field → mon.toml key (assertion keys included). */
 const fileKeys: Record<string, string> = {

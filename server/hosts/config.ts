@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { nameSchema } from '../../protocol/check.ts';
+import { type Built, configSection, type TomlTable } from '../config/section.ts';
+
+/**
+ * The `[[host]]` section of mon.toml: alert thresholds of one host.
+ *
+ *   [[host]]
+ *   name = "web-1"
+ *   cpu = 95                 # a number sets the limit
+ *   swap = false             # false turns the alert off, true keeps the default
+ *   ignore_mounts = ["/boot"]
+ */
+
+/** Host alert thresholds (percent, or degrees Celsius for temperature); null turns an alert off. */
+export type HostAlerts = {
+  cpu: number | null;
+  memory: number | null;
+  swap: number | null;
+  disk: number | null;
+  temperature: number | null;
+  ignoreMounts: string[];
+};
+
+/** Thresholds of a host without a `[[host]]` table, and of keys a `[[host]]` leaves out. */
+export const defaultHostAlerts: HostAlerts = {
+  cpu: 90,
+  memory: 90,
+  swap: 80,
+  disk: 90,
+  temperature: 85,
+  ignoreMounts: [],
+};
+
+export type FileHost = { name: string; alerts: HostAlerts };
+
+/** A threshold: a number in range, `false` to turn the alert off, or `true` for the default. */
+const threshold = (max: number) => {
+  const message = `must be a number from 1 to ${max}, or false`;
+  return z.union([z.boolean(), z.number().min(1, message).max(max, message)], { error: message }).optional();
+};
+
+const fileHostSchema = z.strictObject({
+  name: nameSchema,
+  cpu: threshold(100),
+  memory: threshold(100),
+  swap: threshold(100),
+  disk: threshold(100),
+  temperature: threshold(150),
+  ignore_mounts: z
+    .array(z.string().regex(/^\/\S*$/, 'must be an absolute mount path such as /boot'))
+    .default([]),
+});
+
+const limits = ['cpu', 'memory', 'swap', 'disk', 'temperature'] as const;
+
+function thresholdValue(value: number | boolean | undefined, fallback: number | null): number | null {
+  if (value === undefined || value === true) return fallback;
+  return value === false ? null : value;
+}
+
+export const hostSection = configSection({
+  key: 'hosts',
+  tables: { host: z.array(fileHostSchema).default([]) },
+  build: (input): Built<FileHost[]> => ({
+    value: input.host.map((h) => ({
+      name: h.name,
+      alerts: {
+        cpu: thresholdValue(h.cpu, defaultHostAlerts.cpu),
+        memory: thresholdValue(h.memory, defaultHostAlerts.memory),
+        swap: thresholdValue(h.swap, defaultHostAlerts.swap),
+        disk: thresholdValue(h.disk, defaultHostAlerts.disk),
+        temperature: thresholdValue(h.temperature, defaultHostAlerts.temperature),
+        ignoreMounts: h.ignore_mounts,
+      },
+    })),
+    errors: [],
+  }),
+  empty: (): FileHost[] => [],
+  toToml(value) {
+    if (value.length === 0) return {};
+    const host = value.map((h) => {
+      const out: TomlTable = { name: h.name };
+      for (const key of limits) {
+        const v = h.alerts[key];
+        if (v !== defaultHostAlerts[key]) out[key] = v ?? false;
+      }
+      if (h.alerts.ignoreMounts.length > 0) out.ignore_mounts = [...h.alerts.ignoreMounts];
+      return out;
+    });
+    return { host };
+  },
+  names: (value) => ({ hosts: value.map((h) => h.name) }),
+});

@@ -46,7 +46,7 @@ test('/metrics shows every metric of the spec, fed by real events, in valid Prom
   assert.ok(commits && Number(commits[1]) >= 1, 'writer commits are counted');
   assert.match(r.body, /^mon_ingest_rejected_total\{reason="queue_full"\} 0/m);
 
-  // promtool is Debian's `prometheus` package; .ci/run installs it.
+  // promtool is Debian's `prometheus` package; npm test's preflight (test/preflight.ts) installs it.
   const lint = spawnSync('promtool', ['check', 'metrics'], { input: r.body, encoding: 'utf8' });
   assert.equal(lint.error, undefined, 'promtool must be installed (Debian package prometheus)');
   assert.equal(lint.status, 0, `promtool check metrics: ${lint.stdout}${lint.stderr}`);

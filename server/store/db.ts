@@ -60,16 +60,51 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   };
 }
 
-/** Applies numbered migrations (`NNN-name.sql`) above the database's user_version, each in a transaction. */
-export function migrate(db: DatabaseSync): void {
-  const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
-  const files = readdirSync(migrationsDir)
-    .filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f))
+/**
+ * The migration files of a directory in order: `001-name.sql`, `002-name.sql`, … with no number missing
+ * and none used twice. Any other `.sql` file there is refused; files that are not `.sql` are ignored.
+ */
+export function migrationFiles(dir: string = migrationsDir): string[] {
+  const sql = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
     .sort();
+  const problems: string[] = [];
+  const misnamed = sql.filter((f) => !/^\d{3}-[\w-]+\.sql$/.test(f) || f.startsWith('000'));
+  if (misnamed.length > 0) problems.push(`not named NNN-name.sql from 001: ${misnamed.join(', ')}`);
+  const files = sql.filter((f) => !misnamed.includes(f));
+  const byNumber = Map.groupBy(files, (f) => Number(f.slice(0, 3)));
+  let expected = 1;
+  let previous: string | undefined;
+  for (const [number, same] of byNumber) {
+    if (number > expected) {
+      const missing =
+        number - 1 === expected
+          ? `number ${pad(expected)}`
+          : `numbers ${pad(expected)} to ${pad(number - 1)}`;
+      const where = previous === undefined ? `before ${same[0]}` : `between ${previous} and ${same[0]}`;
+      problems.push(`${missing} missing (${where})`);
+    }
+    if (same.length > 1) problems.push(`number ${pad(number)} used twice: ${same.join(', ')}`);
+    expected = number + 1;
+    previous = same.at(-1);
+  }
+  if (problems.length > 0) throw new Error(`migrations in ${dir} refused: ${problems.join('; ')}`);
+  return files;
+}
+
+const pad = (n: number): string => String(n).padStart(3, '0');
+
+/**
+ * Applies numbered migrations (`NNN-name.sql`) above the database's user_version, each in a transaction.
+ * Refuses to start, applying nothing, when the files are misnamed, duplicated or have a gap.
+ */
+export function migrate(db: DatabaseSync, dir: string = migrationsDir): void {
+  const files = migrationFiles(dir);
+  const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
   for (const file of files) {
     const version = Number(file.slice(0, 3));
     if (version <= current) continue;
-    const sql = readFileSync(join(migrationsDir, file), 'utf8');
+    const sql = readFileSync(join(dir, file), 'utf8');
     db.exec('BEGIN');
     try {
       db.exec(sql);

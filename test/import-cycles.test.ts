@@ -8,20 +8,9 @@ import { importCycles, importGraph, runtimeSpecifiers } from './import-graph.ts'
 const root = join(import.meta.dirname, '..');
 const folders = ['server', 'protocol', 'agent', 'panel/src'];
 
-/**
- * TEMPORARY: cycles present when this check was added; they are being removed on other branches.
- * Delete each entry when its cycle is gone. Never add one: a new cycle is a failure.
- */
-const knownCycles: readonly string[] = [
-  'server/config/export.ts → server/config/service.ts → server/config/export.ts',
-];
-
-test('no run-time import cycle between source files outside the temporary allow-list', () => {
+test('no run-time import cycle between source files', () => {
   const cycles = importCycles(importGraph(root, folders));
-  const unknown = cycles.filter((c) => !knownCycles.includes(c));
-  assert.deepEqual(unknown, [], `import cycles:\n${unknown.join('\n')}`);
-  const gone = knownCycles.filter((c) => !cycles.includes(c));
-  assert.deepEqual(gone, [], `cycles no longer present; delete them from knownCycles:\n${gone.join('\n')}`);
+  assert.deepEqual(cycles, [], `import cycles:\n${cycles.join('\n')}`);
 });
 
 test('cycle finder names each cycle of an in-memory graph, shortest first, and ignores acyclic parts', () => {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CheckBody } from '../../protocol/check.ts';
 import type { LiveConfig } from '../config/service.ts';
+import type { Deps } from '../deps.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
-import type { CheckEngine, Entry } from './engine.ts';
+import type { Entry } from './record.ts';
 import { initialState } from './state.ts';
 import {
   type CheckRecord,
@@ -17,6 +18,19 @@ import {
   setPingToken,
   updateCheckBody,
 } from './store.ts';
+
+/**
+ * What creating, changing and deleting checks needs of the check engine (engine.ts implements it):
+ * the checks in memory, and taking a committed change into the schedule.
+ */
+export type CheckRegistry = {
+  readonly deps: Deps;
+  get(id: string): Entry | undefined;
+  all(): Entry[];
+  adopt(rec: CheckRecord, when: 'now' | 'spread', now?: number): void;
+  forget(id: string): void;
+  setToken(id: string, tokenHash: string | null): void;
+};
 
 /** Creating, changing and deleting checks through the API, and taking in the checks of mon.toml. */
 export const newId = () => randomBytes(8).toString('hex');
@@ -56,7 +70,7 @@ export function newRecord(
   };
 }
 
-export async function createCheck(engine: CheckEngine, body: CheckBody): Promise<string> {
+export async function createCheck(engine: CheckRegistry, body: CheckBody): Promise<string> {
   const { store, clock } = engine.deps;
   const now = clock.now();
   const rec = newRecord(newId(), body, now, false, null);
@@ -71,7 +85,7 @@ export async function createCheck(engine: CheckEngine, body: CheckBody): Promise
   return rec.id;
 }
 
-function editable(engine: CheckEngine, id: string): Entry {
+function editable(engine: CheckRegistry, id: string): Entry {
   const entry = engine.get(id);
   if (!entry) throw notFound(`no check ${id}`);
   if (entry.rec.managed) throw conflict('this check is defined in mon.toml; change it there');
@@ -79,14 +93,14 @@ function editable(engine: CheckEngine, id: string): Entry {
   return entry;
 }
 
-export async function updateCheck(engine: CheckEngine, id: string, body: CheckBody): Promise<void> {
+export async function updateCheck(engine: CheckRegistry, id: string, body: CheckBody): Promise<void> {
   const entry = editable(engine, id);
   await redefine(engine, entry, body, entry.rec.pingTokenHash, false);
 }
 
 /** Writes a new definition of a check and reschedules it at once; history stays. */
 async function redefine(
-  engine: CheckEngine,
+  engine: CheckRegistry,
   entry: Entry,
   body: CheckBody,
   tokenHash: string | null,
@@ -140,7 +154,7 @@ async function redefine(
   });
 }
 
-export async function removeCheck(engine: CheckEngine, id: string): Promise<void> {
+export async function removeCheck(engine: CheckRegistry, id: string): Promise<void> {
   const entry = editable(engine, id);
   await engine.deps.store.writer.run((db, tx) => {
     deleteCheck(db, id);
@@ -152,7 +166,7 @@ export async function removeCheck(engine: CheckEngine, id: string): Promise<void
 
 /** A new ping URL for a heartbeat; the previous one stops working. */
 export async function makePingToken(
-  engine: CheckEngine,
+  engine: CheckRegistry,
   id: string,
 ): Promise<{ token: string; replaced: boolean }> {
   const entry = engine.get(id);
@@ -177,7 +191,7 @@ export async function makePingToken(
  * rescheduled (history kept), removed ones deleted with their history. A file check whose name a panel
  * check holds is skipped (the loader refuses such a file before it gets here).
  */
-export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Promise<void> {
+export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): Promise<void> {
   const { store, clock, log } = engine.deps;
   const now = clock.now();
   const byName = new Map(engine.all().map((e) => [e.rec.name, e]));
@@ -226,6 +240,6 @@ export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Pr
 }
 
 /** The stored record of a check (for tests and the export). */
-export function storedCheck(engine: CheckEngine, id: string): CheckRecord | null {
+export function storedCheck(engine: CheckRegistry, id: string): CheckRecord | null {
   return getCheck(engine.deps.store.read, id);
 }

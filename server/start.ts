@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { liveKeys } from '../protocol/live.ts';
 import { buildApp } from './app.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authState } from './auth/service.ts';
@@ -63,7 +64,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
         panelChecks: () => panelChecksForExport(store),
         // A reload or a rejected file can change any screen (and the panel's config-error banner).
-        onStatus: () => bus.publish('*'),
+        onStatus: () => bus.publish(liveKeys.all),
       }),
     log: options.log,
     env: options.env,

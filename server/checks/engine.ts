@@ -1,4 +1,5 @@
 import { type CheckDefinition, withDefaults } from '../../protocol/check.ts';
+import { liveKeys } from '../../protocol/live.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { observeExpiry } from './expiry.ts';
@@ -295,10 +296,10 @@ export class CheckEngine {
     };
     const written = this.enqueue({ record: snapshot(rec), run, changes });
     if (transition) {
-      this.deps.bus.publish(`service:${rec.service}`, 'overview');
+      this.deps.bus.publish(liveKeys.service(rec.service), liveKeys.overview);
       this.emit(rec, transition, ts, outcome.detail);
     } else {
-      this.deps.bus.publish(`service:${rec.service}`);
+      this.deps.bus.publish(liveKeys.service(rec.service));
     }
     return written;
   }
@@ -313,7 +314,7 @@ export class CheckEngine {
     const changes: Change[] = transition
       ? [{ checkId, service: rec.service, ts, status: 'unknown', title: 'unknown', detail }]
       : [];
-    this.deps.bus.publish(`service:${rec.service}`, 'overview');
+    this.deps.bus.publish(liveKeys.service(rec.service), liveKeys.overview);
     if (transition) this.emit(rec, transition, ts, detail);
     return this.enqueue({ record: snapshot(rec), run: null, changes });
   }
@@ -344,7 +345,7 @@ export class CheckEngine {
       rec.startedAt = now;
       entry.hb = { ...entry.hb, startedAt: now };
       this.scheduleDeadline(entry);
-      this.deps.bus.publish(`service:${rec.service}`);
+      this.deps.bus.publish(liveKeys.service(rec.service));
       return this.enqueue({ record: snapshot(rec), run: null, changes: [] });
     }
     const latency = latencyMs ?? (rec.startedAt !== null ? now - rec.startedAt : null);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CheckBody } from '../../protocol/check.ts';
+import { liveKeys } from '../../protocol/live.ts';
 import type { LiveConfig } from '../config/service.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
 import type { CheckEngine, Entry } from './engine.ts';
@@ -67,7 +68,7 @@ export async function createCheck(engine: CheckEngine, body: CheckBody): Promise
     insertCheck(db, rec);
   });
   engine.adopt(rec, 'now');
-  bus.publish(`service:${body.service}`, 'overview');
+  bus.publish(liveKeys.service(body.service), liveKeys.overview);
   return rec.id;
 }
 
@@ -131,7 +132,7 @@ async function redefine(
     expiryState: retarget ? null : old.expiryState,
   };
   engine.adopt(rec, 'now', now);
-  bus.publish(`service:${old.service}`, `service:${body.service}`, 'overview');
+  bus.publish(liveKeys.service(old.service), liveKeys.service(body.service), liveKeys.overview);
 }
 
 export async function removeCheck(engine: CheckEngine, id: string): Promise<void> {
@@ -141,7 +142,7 @@ export async function removeCheck(engine: CheckEngine, id: string): Promise<void
     dropServiceIfEmpty(db, entry.rec.service);
   });
   engine.forget(id);
-  engine.deps.bus.publish(`service:${entry.rec.service}`, 'overview');
+  engine.deps.bus.publish(liveKeys.service(entry.rec.service), liveKeys.overview);
 }
 
 /** A new ping URL for a heartbeat; the previous one stops working. */
@@ -185,7 +186,7 @@ export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Pr
           insertCheck(db, rec);
         });
         engine.adopt(rec, 'now', now);
-        bus.publish(`service:${body.service}`, 'overview');
+        bus.publish(liveKeys.service(body.service), liveKeys.overview);
       } else if (!existing.rec.managed) {
         log.warn('mon.toml check skipped: a panel check has its name', { name: body.name });
       } else {
@@ -203,14 +204,14 @@ export async function reconcileFile(engine: CheckEngine, config: LiveConfig): Pr
     if (!entry.rec.managed || wanted.has(entry.rec.name)) continue;
     await store.writer.run((db) => deleteCheck(db, entry.rec.id));
     engine.forget(entry.rec.id);
-    bus.publish(`service:${entry.rec.service}`, 'overview');
+    bus.publish(liveKeys.service(entry.rec.service), liveKeys.overview);
   }
   const services = config.services.map((s) => s.name);
   const fileCheckServices = config.checks.map((c) => c.body.service);
   await store.writer.run((db) =>
     setManagedServices(db, [...new Set([...services, ...fileCheckServices])], now),
   );
-  bus.publish('overview');
+  bus.publish(liveKeys.overview);
 }
 
 /** The stored record of a check (for tests and the export). */

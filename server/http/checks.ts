@@ -5,6 +5,7 @@ import {
   hideHeaderValues,
   keepStoredHeaders,
 } from '../../protocol/check.ts';
+import type { CheckDefinitionRead, Created, PingUrl } from '../../protocol/reads.ts';
 import { parseMs, parseRange, readDetail } from '../checks/detail.ts';
 import { checkEngine } from '../checks/engine.ts';
 import { readHistory } from '../checks/history.ts';
@@ -31,7 +32,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
 
   app.post('/api/v1/checks', async (request, reply) => {
     const id = await createCheck(engine(), withHeaderValues(checkBodySchema.parse(request.body), null));
-    return reply.code(201).send({ id });
+    return reply.code(201).send({ id } satisfies Created);
   });
 
   app.get<IdParams>('/api/v1/checks/:id', async (request) => {
@@ -41,7 +42,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
       managed: rec.managed,
       hostDefined: rec.hostDefined,
       input: hideHeaderValues(rec.body),
-    };
+    } satisfies CheckDefinitionRead;
   });
 
   app.put<IdParams>('/api/v1/checks/:id', async (request) => {
@@ -49,7 +50,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
     const { rec } = entryOf(id);
     await updateCheck(engine(), id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
     retryRejectedFile();
-    return { id };
+    return { id } satisfies Created;
   });
 
   app.delete<IdParams>('/api/v1/checks/:id', async (request, reply) => {
@@ -76,7 +77,8 @@ export function registerChecks(app: FastifyInstance, deps: Deps): void {
 
   app.post<IdParams>('/api/v1/checks/:id/ping-url', async (request, reply) => {
     const { token, replaced } = await makePingToken(engine(), request.params.id);
-    return reply.code(201).send({ url: `${publicBase(deps, request)}/ping/${token}`, replaced });
+    const answer: PingUrl = { url: `${publicBase(deps, request)}/ping/${token}`, replaced };
+    return reply.code(201).send(answer);
   });
 }
 

@@ -1,4 +1,75 @@
-/** Shapes of the JSON API's check reads shared by the server and the panel (SPEC "Check read models"). */
+/**
+ * Read shapes of the JSON API's checks and services (SPEC "Check read models", docs/api-checks.md),
+ * shared by the server (its builders return them), the panel and the tests.
+ */
+import type { CheckBody, CheckKind } from './check.ts';
+
+/** A check's or a service's status. */
+export type CheckStatus = 'up' | 'down' | 'degraded' | 'unknown';
+/** The status of one run: a run is never unknown. */
+export type RunStatus = 'up' | 'down' | 'degraded';
+
+/** Percent of up or degraded runs per window; null for a window without runs. */
+export type Uptime = { day: number | null; month: number | null; year: number | null };
+
+/** The latest observed certificate or domain registration expiry. */
+export type Expiry = { kind: 'certificate' | 'domain'; expires: number; seen: number };
+
+/** A heartbeat's last ping, its `/start` without a finish yet, and when it is late. */
+export type HeartbeatState = { lastPingAt: number | null; startedAt: number | null; dueAt: number | null };
+
+/** A check row: in a service's `checks` and as `check` in the detail. */
+export type CheckRow = {
+  id: string;
+  name: string;
+  service: string;
+  kind: CheckKind;
+  status: CheckStatus;
+  /** When the check took its status; null before the first run. */
+  since: number | null;
+  target: string | null;
+  /** null for a heartbeat with `cron`. */
+  everyMs: number | null;
+  cron: string | null;
+  from: string | null;
+  managed: boolean;
+  hostDefined: boolean;
+  lastRunAt: number | null;
+  lastLatencyMs: number | null;
+  lastDetail: string | null;
+  lastValue: number | null;
+  expiry: Expiry | null;
+  /** Heartbeats only; null for other kinds. */
+  heartbeat: HeartbeatState | null;
+};
+
+/** `GET /api/v1/services`: every service, sorted by name. */
+export type ServicesList = { services: ServiceSummary[] };
+
+export type ServiceSummary = {
+  name: string;
+  /** From mon.toml. */
+  managed: boolean;
+  /** The worst status of its checks; unknown without checks. */
+  status: CheckStatus;
+  uptime: { day: number | null };
+  checks: { id: string; name: string; kind: CheckKind; status: CheckStatus }[];
+};
+
+/** `GET /api/v1/services/{name}`: one service with its check rows, sorted by name. */
+export type ServiceRead = {
+  name: string;
+  managed: boolean;
+  status: CheckStatus;
+  uptime: Uptime;
+  checks: CheckRow[];
+};
+
+/** `GET /api/v1/checks/{id}`: the definition; `input` is the check body with header values hidden. */
+export type CheckDefinitionRead = { id: string; managed: boolean; hostDefined: boolean; input: CheckBody };
+
+/** One of the newest 90 runs of the detail, oldest first. */
+export type Beat = { ts: number; status: RunStatus; latencyMs: number | null; detail: string };
 
 /** A check's chart: `x` step starts, latency percentiles and command values per step. */
 export type Series = {
@@ -8,3 +79,37 @@ export type Series = {
   p95: (number | null)[];
   value: (number | null)[];
 };
+
+/** `GET /api/v1/checks/{id}/detail`. */
+export type CheckDetail = {
+  check: CheckRow;
+  service: { name: string; status: CheckStatus };
+  beats: Beat[];
+  /** null until the check has run; otherwise each window is null when it saw no run. */
+  uptime: Uptime | null;
+  dayAverageMs: number | null;
+  series: Series;
+  expiry: Expiry | null;
+};
+
+/**
+ * A history item: a failed or degraded run (`failure`), or a change (`change`: a new status, an expiry
+ * change with `status` null, or a move to another service).
+ */
+export type HistoryItem = {
+  ts: number;
+  kind: 'failure' | 'change';
+  status: CheckStatus | null;
+  title: string;
+  detail: string;
+  latencyMs: number | null;
+};
+
+/** `GET /api/v1/checks/{id}/history`: newest first; `next` is the next page's `before`, or null. */
+export type HistoryPage = { items: HistoryItem[]; next: number | null };
+
+/** The answer of a create or change that names what it made: `POST /checks` (201), `PUT /checks/{id}`. */
+export type Created = { id: string };
+
+/** `POST /api/v1/checks/{id}/ping-url` (201): the new URL, shown once. */
+export type PingUrl = { url: string; replaced: boolean };

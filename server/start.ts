@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { liveKeys } from '../protocol/live.ts';
 import { buildApp } from './app.ts';
 import type { Authenticator } from './auth/access.ts';
 import { createAccounts } from './auth/feature.ts';
@@ -72,7 +73,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
       panelChecks: () => panelChecksForExport(store),
       // A reload or a rejected file can change any screen (and the panel's config-error banner).
-      onStatus: () => bus.publish('*'),
+      onStatus: () => bus.publish(liveKeys.all),
     });
   const deps: Deps = Object.freeze({
     store,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
+import type { TokensList } from '../protocol/accounts.ts';
+import type { Created } from '../protocol/reads.ts';
 import { tempDir } from '../server/testing.ts';
 import { startServerProcess } from './server-process.ts';
 
@@ -36,7 +38,7 @@ test('every write acknowledged before a SIGKILL is present after restart', async
           headers: { 'content-type': 'application/json', origin, cookie },
           body: JSON.stringify({ scope: 'read', label: `w${w}-${i}` }),
         });
-        if (r.status === 201) acknowledged.push(((await r.json()) as { id: string }).id);
+        if (r.status === 201) acknowledged.push(((await r.json()) as Created).id);
       } catch {
         return; // the server is gone
       }
@@ -59,8 +61,7 @@ test('every write acknowledged before a SIGKILL is present after restart', async
   assert.equal(login.status, 200);
   const session = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
   const list = await fetch(`${second.address}/api/v1/tokens`, { headers: { cookie: session } });
-  const body = (await list.json()) as { tokens?: { id: string }[] } | { id: string }[];
-  const tokens = Array.isArray(body) ? body : (body.tokens ?? []);
+  const { tokens } = (await list.json()) as TokensList;
   const stored = new Set(tokens.map((t) => t.id));
   const lost = acked.filter((id) => !stored.has(id));
   assert.equal(lost.length, 0, `${lost.length} of ${acked.length} acknowledged writes were lost`);

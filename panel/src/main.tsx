@@ -1,14 +1,15 @@
+// Shared styles first: the features' own styles come after them and may refine them.
+import './styles/theme.css';
+import './styles/layout.css';
+import './styles/forms.css';
+import './styles/data.css';
+import './styles/parts.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { ApiError, whenSignedOut } from './lib/api.ts';
 import { authKey } from './lib/session.ts';
-import './styles/theme.css';
-import './styles/layout.css';
-import './styles/forms.css';
-import './styles/data.css';
-import './styles/screens.css';
 
 const client: QueryClient = new QueryClient({
   defaultOptions: {

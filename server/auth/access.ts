@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Role, TokenScope } from '../../protocol/accounts.ts';
 import { adminsOnly, forbidden, type Problem, unauthorized } from '../problem.ts';
 
 /**
@@ -26,9 +27,7 @@ export type Access =
   | 'hmac'
   | 'site';
 
-export const tokenScopes = ['read', 'write', 'deploy', 'mcp', 'ping', 'agent'] as const;
-export type TokenScope = (typeof tokenScopes)[number];
-export type Role = 'admin' | 'viewer';
+export { type Role, type TokenScope, tokenScopes } from '../../protocol/accounts.ts';
 
 export type User = { id: string; email: string; role: Role };
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
+import type { AuthState, Me } from '../../protocol/accounts.ts';
 import { authConfigSchema } from '../auth/config.ts';
 import { PasswordHasher } from '../auth/passwords.ts';
 import { authTestServer, browser } from '../auth/test-helpers.ts';
@@ -47,8 +48,8 @@ test('login, me, logout; the cookie is HttpOnly, SameSite=Lax, 30 days', async (
     const cookie = cookieFrom(ok.headers['set-cookie']);
     const me = await app.inject({ url: '/api/v1/auth/me', headers: { cookie } });
     assert.equal(me.statusCode, 200);
-    assert.equal(me.json().email, 'bob@example.com');
-    assert.equal(me.json().role, 'viewer');
+    assert.equal(me.json<Me>().email, 'bob@example.com');
+    assert.equal(me.json<Me>().role, 'viewer');
 
     // The session id is stored only as its hash.
     const stored = server.deps.store.read.prepare('SELECT id_hash FROM sessions').all() as {
@@ -165,7 +166,7 @@ test('a token takes precedence over a cookie; a bad token is 401 even with a goo
     // A bad token on an open route is just nobody.
     const auth = await app.inject({ url: '/api/v1/auth', headers: { authorization: 'Bearer mon_nope' } });
     assert.equal(auth.statusCode, 200);
-    assert.equal(auth.json().user, null);
+    assert.equal(auth.json<AuthState>().user, null);
   } finally {
     await server.dispose();
   }
@@ -262,7 +263,7 @@ test('password sign-in can be turned off', async () => {
       payload: { email: 'ann@example.com', password },
     });
     assert.equal(res.statusCode, 403);
-    assert.equal((await server.app.inject({ url: '/api/v1/auth' })).json().password, false);
+    assert.equal((await server.app.inject({ url: '/api/v1/auth' })).json<AuthState>().password, false);
   } finally {
     await server.dispose();
   }
@@ -323,7 +324,7 @@ test('GET /api/v1/auth lists providers and says whether forward auth is on', asy
       password: true,
       providers: [{ name: 'company', label: 'Company SSO', url: '/api/v1/auth/oidc/company' }],
       proxy: true,
-    });
+    } satisfies AuthState);
   } finally {
     await server.dispose();
   }

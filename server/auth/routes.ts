@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { AuthState as AuthRead, AuthUser, Me } from '../../protocol/accounts.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, forbidden, invalid, Problem } from '../problem.ts';
 import { statement } from '../store/statements.ts';
@@ -52,7 +53,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
         url: `/api/v1/auth/oidc/${o.name}`,
       })),
       proxy: config.auth.proxy !== undefined,
-    };
+    } satisfies AuthRead;
   });
 
   app.post('/api/v1/auth/setup', async (request, reply) => {
@@ -81,7 +82,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
     deps.log.info('first account created', { email: user.email });
     const session = await createSession(deps, user.id, 'setup');
     setSessionCookie(reply, session.id, deps.config.current().server.url);
-    return reply.code(201).send({ id: user.id, email: user.email, role: user.role });
+    return reply.code(201).send({ id: user.id, email: user.email, role: user.role } satisfies AuthUser);
   });
 
   app.post('/api/v1/auth/login', async (request, reply) => {
@@ -93,7 +94,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
     if (!ok || !user) throw new Problem(401, 'sign-in required', 'wrong email or password');
     const session = await createSession(deps, user.id, 'password');
     setSessionCookie(reply, session.id, deps.config.current().server.url);
-    return { id: user.id, email: user.email, role: user.role };
+    return { id: user.id, email: user.email, role: user.role } satisfies AuthUser;
   });
 
   app.post('/api/v1/auth/logout', async (request, reply) => {
@@ -105,7 +106,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
 
   app.get('/api/v1/auth/me', async (request) => {
     const { user, via } = personOf(request);
-    return { id: user.id, email: user.email, role: user.role, via };
+    return { id: user.id, email: user.email, role: user.role, via } satisfies Me;
   });
 
   app.put('/api/v1/auth/password', async (request, reply) => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { AuthState, AuthUser, Me } from '../../protocol/accounts.ts';
 import { authTestServer } from '../auth/test-helpers.ts';
 import { silentLog } from '../log.ts';
 import { createServer } from '../start.ts';
@@ -58,15 +59,18 @@ test('setup: the generated token creates the first admin once, then is spent', a
     });
     assert.equal(ok.statusCode, 201);
     assert.deepEqual(
-      { ...(ok.json() as object), id: undefined },
+      { ...ok.json<AuthUser>(), id: undefined },
       { id: undefined, email: 'ann@example.com', role: 'admin' },
     );
     const cookie = cookieFrom(ok.headers['set-cookie']);
-    assert.equal((await app.inject({ url: '/api/v1/auth/me', headers: { cookie } })).json().role, 'admin');
+    assert.equal(
+      (await app.inject({ url: '/api/v1/auth/me', headers: { cookie } })).json<Me>().role,
+      'admin',
+    );
     assert.equal(existsSync(file), false, 'the spent token file is removed');
-    const auth = (await app.inject({ url: '/api/v1/auth', headers: { cookie } })).json();
+    const auth = (await app.inject({ url: '/api/v1/auth', headers: { cookie } })).json<AuthState>();
     assert.equal(auth.needsSetup, false);
-    assert.equal(auth.user.email, 'ann@example.com');
+    assert.equal(auth.user?.email, 'ann@example.com');
 
     const again = await app.inject({
       method: 'POST',

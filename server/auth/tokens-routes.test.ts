@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { CreatedToken, TokensList } from '../../protocol/accounts.ts';
 import { authTestServer, browser } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
 
@@ -16,7 +17,7 @@ test('tokens: created by an admin session, shown once, listed without secret, la
       payload: { scope: 'read', label: ' CI reader ' },
     });
     assert.equal(made.statusCode, 201);
-    const token = made.json();
+    const token = made.json<CreatedToken>();
     assert.match(token.token, /^mon_[A-Za-z0-9_-]{43}$/);
     assert.equal(token.scope, 'read');
     assert.equal(token.label, 'CI reader');
@@ -42,7 +43,7 @@ test('tokens: created by an admin session, shown once, listed without secret, la
           lastUsedAt: clock.now(),
         },
       ],
-    });
+    } satisfies TokensList);
 
     const del = await app.inject({
       method: 'DELETE',

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { CreatedToken, TokensList } from '../../protocol/accounts.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../problem.ts';
 import { personOf } from './routes.ts';
@@ -9,11 +10,11 @@ const idParams = z.object({ id: z.string() });
 
 /** API tokens, for admin sessions: list (never the secret), create (secret shown once), revoke. */
 export function registerTokens(app: FastifyInstance, deps: Deps): void {
-  app.get('/api/v1/tokens', async () => ({ tokens: listTokens(deps.store.read) }));
+  app.get('/api/v1/tokens', async (): Promise<TokensList> => ({ tokens: listTokens(deps.store.read) }));
 
   app.post('/api/v1/tokens', async (request, reply) => {
     const body = newTokenSchema.parse(request.body ?? {});
-    const token = await createToken(deps, { ...body, createdBy: personOf(request).user.id });
+    const token: CreatedToken = await createToken(deps, { ...body, createdBy: personOf(request).user.id });
     return reply.code(201).header('Cache-Control', 'no-store').send(token);
   });
 

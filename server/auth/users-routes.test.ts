@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { UsersList, UserView } from '../../protocol/accounts.ts';
 import { type AuthTestServer, authTestServer, browser } from '../auth/test-helpers.ts';
 
 const password = 'a good long password';
@@ -21,7 +22,7 @@ test('admins add, list, change and remove accounts', () =>
       app.inject({ method: 'POST', url: '/api/v1/users', headers: browser(cookie), payload });
     const made = await add({ email: 'Bob@Example.com', role: 'viewer', password });
     assert.equal(made.statusCode, 201);
-    const bob = made.json();
+    const bob = made.json<UserView>();
     assert.equal(bob.email, 'bob@example.com');
     assert.equal(bob.role, 'viewer');
     assert.equal(bob.source, 'admin');
@@ -40,11 +41,11 @@ test('admins add, list, change and remove accounts', () =>
     assert.equal((await add({ email: 'c@example.com', role: 'viewer', password, extra: 1 })).statusCode, 422);
     const sso = await add({ email: 'sso@example.com', role: 'viewer' });
     assert.equal(sso.statusCode, 201);
-    assert.equal(sso.json().hasPassword, false);
+    assert.equal(sso.json<UserView>().hasPassword, false);
 
     const list = await app.inject({ url: '/api/v1/users', headers: { cookie } });
     assert.deepEqual(
-      list.json().users.map((u: { email: string }) => u.email),
+      list.json<UsersList>().users.map((u) => u.email),
       ['ann@example.com', 'bob@example.com', 'sso@example.com'],
     );
     assert.ok(!list.body.includes('argon2'), 'password hashes never leave');
@@ -58,7 +59,7 @@ test('admins add, list, change and remove accounts', () =>
     const bobCookie = String(login.headers['set-cookie']).split(';')[0]!;
     const put = (id: string, payload: object) =>
       app.inject({ method: 'PUT', url: `/api/v1/users/${id}`, headers: browser(cookie), payload });
-    assert.equal((await put(bob.id, { role: 'admin' })).json().role, 'admin');
+    assert.equal((await put(bob.id, { role: 'admin' })).json<UserView>().role, 'admin');
     assert.equal(
       (await app.inject({ url: '/api/v1/auth/me', headers: { cookie: bobCookie } })).json().role,
       'admin',

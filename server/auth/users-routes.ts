@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { UsersList } from '../../protocol/accounts.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
 import { statement } from '../store/statements.ts';
@@ -39,7 +40,10 @@ function existing(db: DatabaseSync, id: string): UserRow {
 
 /** Accounts, for admins: list, add, change role or password, remove. At least one admin always stays. */
 export function registerUsers(app: FastifyInstance, deps: Deps, auth: AuthState): void {
-  app.get('/api/v1/users', async () => ({ users: listUsers(deps.store.read).map(userView) }));
+  app.get(
+    '/api/v1/users',
+    async (): Promise<UsersList> => ({ users: listUsers(deps.store.read).map(userView) }),
+  );
 
   app.post('/api/v1/users', async (request, reply) => {
     const body = newUserSchema.parse(request.body ?? {});

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
+import type { UserView } from '../../protocol/accounts.ts';
 import { statement } from '../store/statements.ts';
 import type { Role, User } from './access.ts';
 import { publicId } from './secrets.ts';
@@ -62,7 +63,7 @@ export function touchSignIn(db: DatabaseSync, userId: string, now: number): void
 }
 
 /** The public view of an account: never the password hash. */
-export function userView(u: UserRow) {
+export function userView(u: UserRow): UserView {
   return {
     id: u.id,
     email: u.email,

@@ -1,5 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { Series } from '../../protocol/reads.ts';
+import type {
+  Beat,
+  CheckDetail,
+  CheckRow,
+  RunStatus,
+  ServiceRead,
+  ServicesList,
+  Uptime,
+} from '../../protocol/reads.ts';
 import { invalid } from '../problem.ts';
 import { statement } from '../store/statements.ts';
 import type { CheckEngine, Entry } from './engine.ts';
@@ -10,7 +18,7 @@ import type { CheckStatus } from './state.ts';
 import { listServices } from './store.ts';
 
 /** Read models of checks and services (docs/api-checks.md). Status comes from the engine's memory. */
-export function checkRow(entry: Entry) {
+export function checkRow(entry: Entry): CheckRow {
   const { rec, def } = entry;
   return {
     id: rec.id,
@@ -86,13 +94,11 @@ export function parseMs(value: string | undefined, field: string): number {
   return Number(value);
 }
 
-export type Beat = { ts: number; status: string; latencyMs: number | null; detail: string };
-
 export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
   const rows = statement(
     db,
     `SELECT ts, status, latency_ms, detail FROM check_runs WHERE check_id = ? ORDER BY ts DESC LIMIT ${BEATS}`,
-  ).all(checkId) as { ts: number; status: string; latency_ms: number | null; detail: string }[];
+  ).all(checkId) as { ts: number; status: RunStatus; latency_ms: number | null; detail: string }[];
   return rows
     .reverse()
     .map((r) => ({ ts: r.ts, status: r.status, latencyMs: r.latency_ms, detail: r.detail }));
@@ -101,7 +107,7 @@ export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
 /** The last 24 hours: the services list, a service and a check's detail read them alike. */
 const dayTotals = (db: DatabaseSync, ids: string[], now: number) => windowTotals(db, ids, now - DAY, now);
 
-export function uptimes(db: DatabaseSync, ids: string[], now: number, day = dayTotals(db, ids, now)) {
+export function uptimes(db: DatabaseSync, ids: string[], now: number, day = dayTotals(db, ids, now)): Uptime {
   return {
     day: uptimePercent(day),
     month: uptimePercent(windowTotals(db, ids, now - 30 * DAY, now)),
@@ -110,22 +116,15 @@ export function uptimes(db: DatabaseSync, ids: string[], now: number, day = dayT
 }
 
 /** A check's detail says `uptime: null` until it has run (no window has a run). */
-function withRuns(u: ReturnType<typeof uptimes>): ReturnType<typeof uptimes> | null {
+function withRuns(u: Uptime): Uptime | null {
   return u.day === null && u.month === null && u.year === null ? null : u;
 }
 
-export type Detail = {
-  check: ReturnType<typeof checkRow>;
-  service: { name: string; status: CheckStatus };
-  beats: Beat[];
-  /** null without runs; otherwise each window is null when it saw no run. */
-  uptime: { day: number | null; month: number | null; year: number | null } | null;
-  dayAverageMs: number | null;
-  series: Series;
-  expiry: Entry['rec']['expiry'];
-};
-
-export function readDetail(engine: CheckEngine, entry: Entry, span: { from: number; to: number }): Detail {
+export function readDetail(
+  engine: CheckEngine,
+  entry: Entry,
+  span: { from: number; to: number },
+): CheckDetail {
   const db = engine.deps.store.read;
   const now = engine.deps.clock.now();
   const id = entry.rec.id;
@@ -143,7 +142,7 @@ export function readDetail(engine: CheckEngine, entry: Entry, span: { from: numb
 }
 
 /** `GET /api/v1/services`: every service with its status, day uptime and checks. */
-export function readServices(engine: CheckEngine) {
+export function readServices(engine: CheckEngine): ServicesList {
   const db = engine.deps.store.read;
   const now = engine.deps.clock.now();
   const byService = groupByService(engine);
@@ -175,7 +174,7 @@ export function readServices(engine: CheckEngine) {
 }
 
 /** `GET /api/v1/services/{name}`, or null for an unknown service. */
-export function readService(engine: CheckEngine, name: string) {
+export function readService(engine: CheckEngine, name: string): ServiceRead | null {
   const db = engine.deps.store.read;
   const service = listServices(db).find((s) => s.name === name);
   if (!service) return null;

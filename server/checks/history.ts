@@ -1,17 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { CheckStatus, HistoryItem, HistoryPage, RunStatus } from '../../protocol/reads.ts';
 import { statement } from '../store/statements.ts';
 
-/** A history item (SPEC "Check read models"): a failed or degraded run, or a change. */
-export type HistoryItem = {
-  ts: number;
-  kind: 'failure' | 'change';
-  status: string | null;
-  title: string;
-  detail: string;
-  latencyMs: number | null;
-};
-
-export type HistoryPage = { items: HistoryItem[]; next: number | null };
+/** History items (SPEC "Check read models"): failed or degraded runs, and changes. */
 
 const failureTitle: Record<string, string> = { down: 'down', degraded: 'degraded' };
 
@@ -48,7 +39,7 @@ function fetch(
        ORDER BY ts DESC, id DESC LIMIT ?`,
   ).all(checkId, before, low, limit) as {
     ts: number;
-    status: string | null;
+    status: CheckStatus | null;
     title: string;
     detail: string;
   }[];
@@ -58,7 +49,7 @@ function fetch(
        AND ts >= ? ORDER BY ts DESC LIMIT ?`,
   ).all(checkId, before, low, limit) as {
     ts: number;
-    status: string;
+    status: RunStatus;
     detail: string;
     latency_ms: number | null;
   }[];

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CheckBody } from '../../protocol/check.ts';
+import { liveKeys } from '../../protocol/live.ts';
 import type { LiveConfig } from '../config/service.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
@@ -80,7 +81,7 @@ export async function createCheck(engine: CheckRegistry, body: CheckBody): Promi
     ensureService(db, body.service, now);
     insertCheck(db, rec);
     tx.afterCommit(() => engine.adopt(rec, 'now'));
-    tx.invalidate(`service:${body.service}`, 'overview');
+    tx.invalidate(liveKeys.service(body.service), liveKeys.overview);
   });
   return rec.id;
 }
@@ -150,7 +151,7 @@ async function redefine(
         now,
       ),
     );
-    tx.invalidate(`service:${old.service}`, `service:${body.service}`, 'overview');
+    tx.invalidate(liveKeys.service(old.service), liveKeys.service(body.service), liveKeys.overview);
   });
 }
 
@@ -160,7 +161,7 @@ export async function removeCheck(engine: CheckRegistry, id: string): Promise<vo
     deleteCheck(db, id);
     dropServiceIfEmpty(db, entry.rec.service);
     tx.afterCommit(() => engine.forget(id));
-    tx.invalidate(`service:${entry.rec.service}`, 'overview');
+    tx.invalidate(liveKeys.service(entry.rec.service), liveKeys.overview);
   });
 }
 
@@ -208,7 +209,7 @@ export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): 
           ensureService(db, body.service, now, true);
           insertCheck(db, rec);
           tx.afterCommit(() => engine.adopt(rec, 'now', now));
-          tx.invalidate(`service:${body.service}`, 'overview');
+          tx.invalidate(liveKeys.service(body.service), liveKeys.overview);
         });
       } else if (!existing.rec.managed) {
         log.warn('mon.toml check skipped: a panel check has its name', { name: body.name });
@@ -228,14 +229,14 @@ export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): 
     await store.writer.run((db, tx) => {
       deleteCheck(db, entry.rec.id);
       tx.afterCommit(() => engine.forget(entry.rec.id));
-      tx.invalidate(`service:${entry.rec.service}`, 'overview');
+      tx.invalidate(liveKeys.service(entry.rec.service), liveKeys.overview);
     });
   }
   const services = config.services.map((s) => s.name);
   const fileCheckServices = config.checks.map((c) => c.body.service);
   await store.writer.run((db, tx) => {
     setManagedServices(db, [...new Set([...services, ...fileCheckServices])], now);
-    tx.invalidate('overview');
+    tx.invalidate(liveKeys.overview);
   });
 }
 

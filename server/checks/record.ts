@@ -1,3 +1,4 @@
+import { type LiveKey, liveKeys } from '../../protocol/live.ts';
 import type { CheckTransition, DomainEvent } from '../events.ts';
 import type { Tx } from '../store/writer.ts';
 import { observeExpiry } from './expiry.ts';
@@ -62,7 +63,7 @@ export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[])
   const writes: RunWrite[] = [];
   const events: CheckTransition[] = [];
   const touched = new Map<Entry, { rec: CheckRecord; hb: HeartbeatTimes | null }>();
-  const keys = new Set<string>();
+  const keys = new Set<LiveKey>();
   for (const result of results) {
     const entry = ctx.entry(result.checkId);
     if (!entry) continue; // deleted meanwhile: its results go with it
@@ -71,9 +72,9 @@ export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[])
     const write = applyOne(entry, result);
     if (!write) continue;
     writes.push(write.write);
-    keys.add(`service:${entry.rec.service}`);
+    keys.add(liveKeys.service(entry.rec.service));
     if (write.transition) {
-      keys.add('overview');
+      keys.add(liveKeys.overview);
       events.push(transitionEvent(entry.rec, write.transition, result.ts, write.detail));
     }
     if (write.write.run) ctx.onRun(entry.rec.kind, write.write.run.status);

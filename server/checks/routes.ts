@@ -5,6 +5,7 @@ import {
   hideHeaderValues,
   keepStoredHeaders,
 } from '../../protocol/check.ts';
+import type { CheckDefinitionRead, Created, PingUrl } from '../../protocol/reads.ts';
 import type { Deps } from '../deps.ts';
 import { invalid, notFound } from '../problem.ts';
 import { parseMs, parseRange, readDetail } from './detail.ts';
@@ -30,7 +31,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEn
 
   app.post('/api/v1/checks', async (request, reply) => {
     const id = await createCheck(engine, withHeaderValues(checkBodySchema.parse(request.body), null));
-    return reply.code(201).send({ id });
+    return reply.code(201).send({ id } satisfies Created);
   });
 
   app.get<IdParams>('/api/v1/checks/:id', async (request) => {
@@ -40,7 +41,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEn
       managed: rec.managed,
       hostDefined: rec.hostDefined,
       input: hideHeaderValues(rec.body),
-    };
+    } satisfies CheckDefinitionRead;
   });
 
   app.put<IdParams>('/api/v1/checks/:id', async (request) => {
@@ -48,7 +49,7 @@ export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEn
     const { rec } = entryOf(id);
     await updateCheck(engine, id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
     retryRejectedFile();
-    return { id };
+    return { id } satisfies Created;
   });
 
   app.delete<IdParams>('/api/v1/checks/:id', async (request, reply) => {
@@ -75,7 +76,8 @@ export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEn
 
   app.post<IdParams>('/api/v1/checks/:id/ping-url', async (request, reply) => {
     const { token, replaced } = await makePingToken(engine, request.params.id);
-    return reply.code(201).send({ url: `${publicBase(deps, request)}/ping/${token}`, replaced });
+    const answer: PingUrl = { url: `${publicBase(deps, request)}/ping/${token}`, replaced };
+    return reply.code(201).send(answer);
   });
 }
 

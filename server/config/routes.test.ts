@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { ConfigExport, ConfigStatus } from '../../protocol/config.ts';
 import type { Principal } from '../auth/access.ts';
 import { createTestServer, tempDir } from '../testing.ts';
 
@@ -39,11 +40,13 @@ test('config status and export routes read the mon.toml service', async (t) => {
     '[[alert]]\ntype = "telegram"\nbot_token = "123:secret-bot-token"\nchat_id = 7\n[[check]]\nname = "pg"\nservice = "db"\ntcp = "db:5432"\nevery = "30s"\n',
   );
   server.deps.config.reload();
-  assert.deepEqual((await server.app.inject({ url: '/api/v1/config/status' })).json(), { error: null });
+  assert.deepEqual((await server.app.inject({ url: '/api/v1/config/status' })).json(), {
+    error: null,
+  } satisfies ConfigStatus);
 
   const exported = await server.app.inject({ url: '/api/v1/config/export' });
   assert.equal(exported.statusCode, 200);
-  const body = exported.json() as { toml: string; secrets: { name: string; key: string; about: string }[] };
+  const body = exported.json<ConfigExport>();
   assert.ok(!exported.body.includes('secret-bot-token'));
   assert.match(body.toml, /bot_token = "\$\{MON_ALERT_TELEGRAM_BOT_TOKEN\}"/);
   assert.match(body.toml, /every = "30s"/);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ConfigExport, ConfigStatus } from '../../protocol/config.ts';
 import type { ConfigService } from './service.ts';
 
 /**
@@ -8,12 +9,12 @@ import type { ConfigService } from './service.ts';
  * `${NAME}` references listed in `secrets` as `{name, key, about}`, never their values.
  */
 export function registerConfig(app: FastifyInstance, config: ConfigService): void {
-  app.get('/api/v1/config/status', async (_request, reply) => {
+  app.get('/api/v1/config/status', async (_request, reply): Promise<ConfigStatus> => {
     reply.header('Cache-Control', 'no-store');
     return { error: config.error() };
   });
 
-  app.get('/api/v1/config/export', async (_request, reply) => {
+  app.get('/api/v1/config/export', async (_request, reply): Promise<ConfigExport> => {
     reply.header('Cache-Control', 'no-store');
     return config.export();
   });

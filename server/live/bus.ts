@@ -1,13 +1,15 @@
+import type { LiveKey } from '../../protocol/live.ts';
+
 /**
- * In-process invalidation bus: engines publish the keys of what changed (SPEC "Live update stream":
- * `incident:<id>`, `incidents`, `overview`, `service:<name>`, `drafts`, `*`); the stream coalesces them.
+ * In-process invalidation bus: engines publish the keys of what changed (SPEC "Live update stream";
+ * built with `liveKeys` of protocol/live.ts); the stream coalesces them.
  */
-export type Listener = (keys: readonly string[]) => void;
+export type Listener = (keys: readonly LiveKey[]) => void;
 
 export class Bus {
   private readonly listeners = new Set<Listener>();
 
-  publish(...keys: string[]): void {
+  publish(...keys: LiveKey[]): void {
     if (keys.length === 0) return;
     for (const listener of this.listeners) listener(keys);
   }

@@ -1,3 +1,4 @@
+import type { LiveEvent, LiveKey } from '../../protocol/live.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { Bus } from './bus.ts';
 
@@ -16,7 +17,7 @@ export type StreamSink = { write(chunk: string): void; end(): void; allowed?: ()
 
 type Client = {
   sink: StreamSink;
-  pending: Set<string>;
+  pending: Set<LiveKey>;
   lastEventAt: number;
   flushTimer: TimerHandle | null;
   idleTimer: TimerHandle | null;
@@ -83,7 +84,7 @@ export class StreamHub {
     if (client.idleTimer) this.clock.clearTimeout(client.idleTimer);
   }
 
-  private add(client: Client, keys: readonly string[]): void {
+  private add(client: Client, keys: readonly LiveKey[]): void {
     if (!client.pending.has('*')) {
       if (keys.includes('*')) {
         client.pending.clear();
@@ -100,10 +101,10 @@ export class StreamHub {
   private flush(client: Client): void {
     client.flushTimer = null;
     if (client.pending.size === 0 || !this.clients.has(client)) return;
-    const invalidate = [...client.pending];
+    const event: LiveEvent = { invalidate: [...client.pending] };
     client.pending.clear();
     client.lastEventAt = this.clock.now();
-    this.send(client, `data: ${JSON.stringify({ invalidate })}\n\n`);
+    this.send(client, `data: ${JSON.stringify(event)}\n\n`);
   }
 
   private armIdle(client: Client): void {

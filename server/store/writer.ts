@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { LiveKey } from '../../protocol/live.ts';
 import { unavailable } from '../problem.ts';
 import { isStorageError } from './errors.ts';
 
@@ -11,7 +12,7 @@ export type Tx = {
   readonly db: DatabaseSync;
   afterCommit(fn: () => void): void;
   onRollback(fn: () => void): void;
-  invalidate(...keys: string[]): void;
+  invalidate(...keys: LiveKey[]): void;
 };
 
 /** A writer job returns its value synchronously; an async job is a compile error (and refused at run time). */
@@ -37,7 +38,7 @@ type Ran = {
   value: unknown;
   after: (() => void)[];
   undo: (() => void)[];
-  keys: string[];
+  keys: LiveKey[];
 };
 
 export type WriterOptions = {
@@ -60,7 +61,7 @@ export type WriterOptions = {
   /** Called when a whole transaction fails to commit (disk full, I/O error), or an after-commit hook throws. */
   onFailure?: (error: unknown) => void;
   /** Live-update keys of a committed transaction (the invalidation bus). */
-  onInvalidate?: (keys: string[]) => void;
+  onInvalidate?: (keys: LiveKey[]) => void;
 };
 
 /** First retry after a lock held elsewhere; doubles up to `MAX_RETRY_MS`. */
@@ -86,7 +87,7 @@ export class Writer {
   private readonly onCommit: (jobs: number) => void;
   private readonly onQueueFull: () => void;
   private readonly onFailure: (error: unknown) => void;
-  private readonly onInvalidate: (keys: string[]) => void;
+  private readonly onInvalidate: (keys: LiveKey[]) => void;
   /** Cancels the scheduled commit; null when none is scheduled. */
   private cancelCommit: (() => void) | null = null;
   private closed = false;
@@ -228,7 +229,7 @@ export class Writer {
     this.lastCommitAt = Date.now();
     this.failure = null;
     this.onCommit(batch.length);
-    const keys = new Set<string>();
+    const keys = new Set<LiveKey>();
     for (const r of ran) {
       if (!r.ok) continue;
       for (const key of r.keys) keys.add(key);

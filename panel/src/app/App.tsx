@@ -1,19 +1,19 @@
 import { type JSX, lazy, Suspense, useEffect } from 'react';
 import { ErrorBox, Loading } from '../components/Feedback.tsx';
+import { Setup } from '../features/accounts/Setup.tsx';
+import { SignIn } from '../features/accounts/SignIn.tsx';
+import { CheckPage } from '../features/checks/CheckPage.tsx';
+import { Overview } from '../features/overview/Overview.tsx';
+import { ServicePage } from '../features/services/ServicePage.tsx';
 import { match, navigate, useLocation } from '../lib/router.tsx';
 import { useAuth } from '../lib/session.ts';
-import { CheckPage } from '../screens/check/CheckPage.tsx';
-import { Overview } from '../screens/overview/Overview.tsx';
-import { ServicePage } from '../screens/service/ServicePage.tsx';
-import { Setup } from '../screens/setup/Setup.tsx';
-import { SignIn } from '../screens/signin/SignIn.tsx';
 import { Layout } from './Layout.tsx';
 import { NotFound } from './NotFound.tsx';
 
 // Rarely used screens load on first visit and keep the first download small.
-const CheckForm = lazy(() => import('../screens/checkform/CheckForm.tsx'));
-const Users = lazy(() => import('../screens/users/Users.tsx'));
-const Tokens = lazy(() => import('../screens/tokens/Tokens.tsx'));
+const CheckForm = lazy(() => import('../features/checks/form/CheckForm.tsx'));
+const Users = lazy(() => import('../features/accounts/Users.tsx'));
+const Tokens = lazy(() => import('../features/accounts/Tokens.tsx'));
 
 export function App() {
   const auth = useAuth();

@@ -1,11 +1,12 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
+import type { AuthState, Role } from '../../../protocol/accounts.ts';
+import type { ConfigStatus } from '../../../protocol/config.ts';
 import { get, post } from '../lib/api.ts';
-import { connectLive, type LiveState } from '../lib/live.ts';
 import { Link, useLocation } from '../lib/router.tsx';
 import { authKey } from '../lib/session.ts';
 import { useTheme } from '../lib/theme.ts';
-import type { AuthState, Role } from '../lib/types.ts';
+import { connectLive, type LiveState } from './live.ts';
 
 type Props = { user: { email: string; role: Role }; children: ReactNode };
 
@@ -99,7 +100,7 @@ export function Layout({ user, children }: Props) {
 function ConfigError() {
   const status = useQuery({
     queryKey: ['config-status'],
-    queryFn: () => get<{ error: string | null }>('/config/status'),
+    queryFn: () => get<ConfigStatus>('/config/status'),
     retry: false,
   });
   const error = status.data?.error;

@@ -1,17 +1,17 @@
 import type { ReactNode } from 'react';
-import type { Submit } from '../lib/useSubmit.ts';
+import type { Form } from '../lib/form.ts';
 import { ErrorBox } from './Feedback.tsx';
 
 /** A card holding a small form: its fields in a row, the error that names no field, the submit button. */
 export function FormCard({
   title,
   action,
-  submit,
+  form,
   children,
 }: {
   title: string;
   action: string;
-  submit: Submit;
+  form: Form;
   children: ReactNode;
 }) {
   return (
@@ -19,10 +19,10 @@ export function FormCard({
       <div className="card-head">
         <h2>{title}</h2>
       </div>
-      <form className="card-body" onSubmit={submit.onSubmit} noValidate>
+      <form className="card-body" onSubmit={form.onSubmit} noValidate>
         <div className="row">{children}</div>
-        <ErrorBox error={submit.formError} />
-        <button type="submit" className="primary" disabled={submit.busy}>
+        <ErrorBox error={form.formError} />
+        <button type="submit" className="primary" disabled={form.busy}>
           {action}
         </button>
       </form>

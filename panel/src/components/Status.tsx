@@ -1,6 +1,6 @@
-import type { Status } from '../lib/types.ts';
+import type { CheckStatus } from '../../../protocol/reads.ts';
 
-const look: Record<Status, { shape: string; label: string }> = {
+const look: Record<CheckStatus, { shape: string; label: string }> = {
   up: { shape: '●', label: 'Up' },
   down: { shape: '▼', label: 'Down' },
   degraded: { shape: '◆', label: 'Degraded' },
@@ -8,7 +8,7 @@ const look: Record<Status, { shape: string; label: string }> = {
 };
 
 /** A status as colour, shape and word. */
-export function StatusBadge({ status }: { status: Status }) {
+export function StatusBadge({ status }: { status: CheckStatus }) {
   const { shape, label } = look[status] ?? look.unknown;
   return (
     <span className={`status status-${status}`} data-status={status}>
@@ -20,7 +20,7 @@ export function StatusBadge({ status }: { status: Status }) {
   );
 }
 
-export const statusLabel = (status: Status) => (look[status] ?? look.unknown).label;
+export const statusLabel = (status: CheckStatus) => (look[status] ?? look.unknown).label;
 
 /** Worst first: down, degraded, unknown, up. */
-export const severity: Record<Status, number> = { down: 0, degraded: 1, unknown: 2, up: 3 };
+export const severity: Record<CheckStatus, number> = { down: 0, degraded: 1, unknown: 2, up: 3 };

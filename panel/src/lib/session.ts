@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
+import type { AuthState } from '../../../protocol/accounts.ts';
 import { get } from './api.ts';
-import type { AuthState } from './types.ts';
 
 export const authKey = ['auth'] as const;
 

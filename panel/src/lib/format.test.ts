@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  durationText,
+  formatDate,
+  formatDuration,
+  formatLatency,
+  formatPercent,
+  formatRelative,
+  formatWhen,
+  parseDuration,
+} from './format.ts';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+test('durations read as 850 ms, 12 s, 5 min, 2 h 5 min, 3 d 4 h', () => {
+  assert.equal(formatDuration(850), '850 ms');
+  assert.equal(formatDuration(12_000), '12 s');
+  assert.equal(formatDuration(5 * MIN), '5 min');
+  assert.equal(formatDuration(90_000), '1 min 30 s');
+  assert.equal(formatDuration(12 * MIN + 30_000), '12 min', 'seconds are dropped from 10 minutes up');
+  assert.equal(formatDuration(2 * HOUR + 5 * MIN), '2 h 5 min');
+  assert.equal(formatDuration(2 * HOUR), '2 h');
+  assert.equal(formatDuration(3 * DAY + 4 * HOUR), '3 d 4 h');
+  assert.equal(formatDuration(8 * DAY + 4 * HOUR), '8 d', 'hours are dropped from a week up');
+  assert.equal(formatDuration(-12_000), '12 s');
+});
+
+test('relative times say in or ago', () => {
+  const now = Date.UTC(2026, 0, 15, 12);
+  assert.equal(formatRelative(now + 3 * DAY, now), 'in 3 d');
+  assert.equal(formatRelative(now - 5 * MIN, now), '5 min ago');
+});
+
+test('latency and uptime percentages', () => {
+  assert.equal(formatLatency(null), '–');
+  assert.equal(formatLatency(undefined), '–');
+  assert.equal(formatLatency(182.4), '182 ms');
+  assert.equal(formatLatency(1234), '1.23 s');
+  assert.equal(formatLatency(12_345), '12.3 s');
+  assert.equal(formatPercent(null), '–');
+  assert.equal(formatPercent(100), '100%');
+  assert.equal(formatPercent(99.95), '99.95%', 'never rounded up to 100%');
+  assert.equal(formatPercent(99.999), '99.999%');
+  assert.equal(formatPercent(99.5), '99.5%');
+  assert.equal(formatPercent(98.123), '98.1%');
+  assert.equal(formatPercent(50), '50%');
+});
+
+test('typed durations become milliseconds; unreadable ones NaN, empty ones null', () => {
+  assert.equal(parseDuration('90s'), 90_000);
+  assert.equal(parseDuration('5m'), 5 * MIN);
+  assert.equal(parseDuration('5min'), 5 * MIN);
+  assert.equal(parseDuration('1h 30m'), 90 * MIN);
+  assert.equal(parseDuration('1.5h'), 90 * MIN);
+  assert.equal(parseDuration('2d'), 2 * DAY);
+  assert.equal(parseDuration('1500ms'), 1500);
+  assert.equal(parseDuration(' 30 '), 30_000, 'a bare number is seconds');
+  assert.equal(parseDuration('1H'), HOUR);
+  assert.equal(parseDuration(''), null);
+  assert.equal(parseDuration('   '), null);
+  assert.ok(Number.isNaN(parseDuration('soon')));
+  assert.ok(Number.isNaN(parseDuration('5 weeks')));
+});
+
+test('milliseconds go back to the shortest exact text', () => {
+  assert.equal(durationText(DAY), '1d');
+  assert.equal(durationText(90 * MIN), '90m');
+  assert.equal(durationText(90_000), '90s');
+  assert.equal(durationText(1500), '1500ms');
+  assert.equal(durationText(null), '');
+  assert.equal(durationText(undefined), '');
+  for (const ms of [1000, 10_000, 60_000, 150_000, HOUR, 36 * HOUR, 7 * DAY, 2500]) {
+    assert.equal(parseDuration(durationText(ms)), ms, String(ms));
+  }
+});
+
+test("today's times show only the clock, older ones the date too", () => {
+  const now = Date.now();
+  assert.ok(!formatWhen(now, now).includes(formatDate(now)));
+  const old = now - 3 * DAY;
+  assert.ok(formatWhen(old, now).includes(formatDate(old)));
+});

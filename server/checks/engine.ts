@@ -1,7 +1,7 @@
 import { withDefaults } from '../../protocol/check.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { IngestQueue } from '../store/ingest.ts';
+import type { IngestQueue } from '../store/ingest.ts';
 import { expectedAfter, heartbeatDeadline } from './heartbeats.ts';
 import { reconcileFile } from './manage.ts';
 import { pruneResults } from './prune.ts';
@@ -61,8 +61,7 @@ export class CheckEngine {
       run: (id, at) => this.due(id, at),
       ...(options.onStart ? { onStart: options.onStart } : {}),
     });
-    this.results = new IngestQueue<CheckResult>({
-      writer: deps.store.writer,
+    this.results = deps.store.ingestQueue<CheckResult>({
       maxKept: MAX_KEPT_RESULTS,
       onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
       onDropped: (count, why) => deps.log.warn('check results dropped', { count, why }),

@@ -86,6 +86,7 @@ export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[])
       entry.hb = before.hb;
     }
   });
+  // Records are written once all results are applied: each row gets its check's state after the batch.
   ctx.writeRuns(tx, writes);
   ctx.dispatch(tx, events);
   tx.invalidate(...keys);
@@ -107,7 +108,7 @@ function applyOne(entry: Entry, result: CheckResult): Applied | null {
       if (result.ping === 'start') {
         rec.startedAt = result.ts;
         entry.hb = { ...entry.hb, startedAt: result.ts };
-        return { write: { record: snapshot(rec), run: null, changes: [] }, transition: null, detail: '' };
+        return { write: { record: rec, run: null, changes: [] }, transition: null, detail: '' };
       }
       const latencyMs = result.latencyMs ?? (rec.startedAt !== null ? result.ts - rec.startedAt : null);
       rec.lastPingAt = result.ts;
@@ -143,10 +144,10 @@ function applyOne(entry: Entry, result: CheckResult): Applied | null {
             },
           ]
         : [];
-      return { write: { record: snapshot(rec), run: null, changes }, transition, detail: result.detail };
+      return { write: { record: rec, run: null, changes }, transition, detail: result.detail };
     }
     case 'record':
-      return { write: { record: snapshot(rec), run: null, changes: [] }, transition: null, detail: '' };
+      return { write: { record: rec, run: null, changes: [] }, transition: null, detail: '' };
   }
 }
 
@@ -177,7 +178,7 @@ function applyOutcome(entry: Entry, outcome: RunOutcome, ts: number): Applied {
     detail: outcome.detail,
     value: outcome.value ?? null,
   };
-  return { write: { record: snapshot(rec), run, changes }, transition, detail: outcome.detail };
+  return { write: { record: rec, run, changes }, transition, detail: outcome.detail };
 }
 
 function transitionEvent(rec: CheckRecord, t: Transition, ts: number, detail: string): CheckTransition {
@@ -201,6 +202,6 @@ function titleOf(t: Transition): string {
 }
 
 /** A copy of a record that later changes in memory do not reach. */
-export function snapshot(rec: CheckRecord): CheckRecord {
+function snapshot(rec: CheckRecord): CheckRecord {
   return { ...rec, state: { ...rec.state }, expiry: rec.expiry ? { ...rec.expiry } : null };
 }

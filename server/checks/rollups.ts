@@ -79,35 +79,41 @@ export type RollupRun = {
   value: number | null;
 };
 
+// Numbered parameters: binding by position spares an object per row (this runs 4 times per check run).
 const upsertSql = `
 INSERT INTO check_rollups (check_id, res, bucket, up, down, degraded, lat_count, lat_sum, value_count, value_sum, hist)
-VALUES ($id, $res, $bucket, $up, $down, $degraded, $latCount, $latSum, $valueCount, $valueSum,
-  CASE WHEN $key IS NULL THEN '{}' ELSE json_object($key, 1) END)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?11 IS NULL THEN '{}' ELSE json_object(?11, 1) END)
 ON CONFLICT (check_id, res, bucket) DO UPDATE SET
   up = up + excluded.up, down = down + excluded.down, degraded = degraded + excluded.degraded,
   lat_count = lat_count + excluded.lat_count, lat_sum = lat_sum + excluded.lat_sum,
   value_count = value_count + excluded.value_count, value_sum = value_sum + excluded.value_sum,
-  hist = CASE WHEN $key IS NULL THEN hist
-    ELSE json_set(hist, '$.' || $key, coalesce(json_extract(hist, '$.' || $key), 0) + 1) END`;
+  hist = CASE WHEN ?11 IS NULL THEN hist
+    ELSE json_set(hist, '$.' || ?11, coalesce(json_extract(hist, '$.' || ?11), 0) + 1) END`;
 
 /** Adds one run to its minute, 10-minute, hour and day rollups. Runs inside a writer job. */
 export function addToRollups(db: DatabaseSync, run: RollupRun): void {
   const stmt = statement(db, upsertSql);
   const key = run.latencyMs === null ? null : `${KEY}${latencyBin(run.latencyMs)}`;
+  const up = run.status === 'up' ? 1 : 0;
+  const down = run.status === 'down' ? 1 : 0;
+  const degraded = run.status === 'degraded' ? 1 : 0;
+  const latCount = run.latencyMs === null ? 0 : 1;
+  const valueCount = run.value === null ? 0 : 1;
   for (const { res, ms } of resolutions) {
-    stmt.run({
-      id: run.checkId,
+    const bucket = Math.floor(run.ts / ms) * ms;
+    stmt.run(
+      run.checkId,
       res,
-      bucket: Math.floor(run.ts / ms) * ms,
-      up: run.status === 'up' ? 1 : 0,
-      down: run.status === 'down' ? 1 : 0,
-      degraded: run.status === 'degraded' ? 1 : 0,
-      latCount: run.latencyMs === null ? 0 : 1,
-      latSum: run.latencyMs ?? 0,
-      valueCount: run.value === null ? 0 : 1,
-      valueSum: run.value ?? 0,
+      bucket,
+      up,
+      down,
+      degraded,
+      latCount,
+      run.latencyMs ?? 0,
+      valueCount,
+      run.value ?? 0,
       key,
-    });
+    );
   }
 }
 

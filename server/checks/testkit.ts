@@ -1,11 +1,12 @@
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import type { ConfigService } from '../config/service.ts';
+import type { ServerOptions } from '../start.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import type { Runner, RunOutcome } from './run.ts';
 
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
-export async function checkServer(options: { config?: ConfigService } = {}) {
+export async function checkServer(options: { config?: ConfigService; store?: ServerOptions['store'] } = {}) {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const script = {
     outcome: { status: 'up', latencyMs: 120, detail: '200 OK' } as RunOutcome,
@@ -24,6 +25,7 @@ export async function checkServer(options: { config?: ConfigService } = {}) {
     authenticate: async () => admin,
     checks: { runners: { http, tcp: http } },
     ...(options.config ? { config: options.config } : {}),
+    ...(options.store ? { store: options.store } : {}),
   });
   const engine = server.checks.engine;
   const inject = async (

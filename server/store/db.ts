@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { type IngestOptions, IngestQueue } from './ingest.ts';
 import { Writer, type WriterOptions } from './writer.ts';
 
 const migrationsDir = join(import.meta.dirname, 'migrations');
@@ -14,10 +15,15 @@ export type Store = {
   readonly writer: Writer;
   /** True when a write transaction can be committed right now. */
   writable(): boolean;
+  /** A queue of inbound data in front of the writer, with honest acknowledgement (ingest.ts). */
+  ingestQueue<Item>(options: Omit<IngestOptions<Item>, 'writer' | 'windowMs'>): IngestQueue<Item>;
   close(): Promise<void>;
 };
 
-export type StoreOptions = WriterOptions;
+export type StoreOptions = WriterOptions & {
+  /** Group-commit window of the ingest queues (default 20 ms; tests on a fake clock use 0). */
+  windowMs?: number;
+};
 
 export function openStore(file: string, options: StoreOptions = {}): Store {
   mkdirSync(dirname(file), { recursive: true });
@@ -39,6 +45,12 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   return {
     read,
     writer,
+    ingestQueue: (queue) =>
+      new IngestQueue({
+        ...queue,
+        writer,
+        ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
+      }),
     writable() {
       if (closed || !writer.canWrite()) return false;
       try {

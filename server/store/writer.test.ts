@@ -92,3 +92,111 @@ test('close commits what is queued, then refuses new work', async () => {
   );
   await store.close();
 });
+
+test('a lock held by another connection never blocks the event loop; waiting jobs commit once it is released', async () => {
+  const store = openStore(`${dir}/lock.db`, { maxWaitMs: 2000 });
+  await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER)'));
+  const other = new DatabaseSync(`${dir}/lock.db`);
+  other.exec('BEGIN IMMEDIATE');
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 10);
+  const write = store.writer.run((db) => db.prepare('INSERT INTO t VALUES (1)').run());
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(ticks >= 15, `the event loop kept turning while the lock was held (${ticks} ticks)`);
+  assert.equal(store.writer.blocked(200), true);
+  other.exec('ROLLBACK');
+  await write;
+  clearInterval(ticker);
+  assert.equal(store.writer.blocked(0), false);
+  assert.equal(store.writable(), true);
+  const { n } = store.read.prepare('SELECT count(*) AS n FROM t').get() as { n: number };
+  assert.equal(n, 1);
+  other.close();
+  await store.close();
+});
+
+test('a job that waits longer than maxWaitMs for a lock is refused with 503 and nothing of it is stored', async () => {
+  const store = openStore(`${dir}/wait.db`, { maxWaitMs: 100 });
+  await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER)'));
+  const other = new DatabaseSync(`${dir}/wait.db`);
+  other.exec('BEGIN IMMEDIATE');
+  let committedHook = false;
+  await assert.rejects(
+    store.writer.run((db, tx) => {
+      db.prepare('INSERT INTO t VALUES (1)').run();
+      tx.afterCommit(() => {
+        committedHook = true;
+      });
+    }),
+    (e: { status: number; retryAfter: number }) => e.status === 503 && e.retryAfter >= 1,
+  );
+  assert.equal(committedHook, false);
+  other.exec('ROLLBACK');
+  other.close();
+  const { n } = store.read.prepare('SELECT count(*) AS n FROM t').get() as { n: number };
+  assert.equal(n, 0);
+  await store.close();
+});
+
+test('after-commit hooks and live keys follow the commit; rollbacks undo in-memory changes, newest first', async () => {
+  const published: string[][] = [];
+  const store = openStore(`${dir}/hooks.db`, { onInvalidate: (keys) => published.push(keys) });
+  await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER UNIQUE)'));
+  const memory: number[] = [];
+  const seenAtHook: number[] = [];
+  const job = (v: number, fail: boolean) =>
+    store.writer.run((db, tx) => {
+      db.prepare('INSERT INTO t VALUES (?)').run(v);
+      memory.push(v);
+      tx.onRollback(() => memory.pop());
+      tx.invalidate(`service:s${v}`);
+      tx.afterCommit(() => {
+        const { n } = store.read.prepare('SELECT count(*) AS n FROM t WHERE v = ?').get(v) as { n: number };
+        seenAtHook.push(n);
+      });
+      if (fail) throw new Error('job failed');
+    });
+  const outcomes = await Promise.allSettled([job(1, false), job(2, true), job(3, false)]);
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  assert.deepEqual(memory, [1, 3], 'the failed job undid its own change');
+  assert.deepEqual(seenAtHook, [1, 1], 'hooks of committed jobs only, each seeing its row');
+  assert.deepEqual(
+    published,
+    [['service:s1', 'service:s3']],
+    'one publication per commit, failed jobs left out',
+  );
+
+  // A transaction that cannot commit (disk full) undoes every job of its batch and answers 503.
+  await store.writer.run((db) => db.exec('PRAGMA max_page_count = 1'));
+  memory.length = 0;
+  const full = await Promise.allSettled([
+    store.writer.run((db, tx) => {
+      memory.push(10);
+      tx.onRollback(() => memory.pop());
+      db.prepare('INSERT INTO t VALUES (10)').run();
+    }),
+    store.writer.run((db, tx) => {
+      memory.push(11);
+      tx.onRollback(() => memory.pop());
+      db.prepare('INSERT INTO t VALUES (zeroblob(1000000))').run();
+    }),
+  ]);
+  for (const outcome of full) {
+    assert.equal(outcome.status, 'rejected');
+    assert.equal((outcome as PromiseRejectedResult).reason.status, 503);
+  }
+  assert.deepEqual(memory, []);
+  assert.equal(published.length, 1);
+  await store.close();
+});
+
+test('a writer job must be synchronous', async () => {
+  const store = openStore(`${dir}/sync.db`);
+  const job = async () => 1;
+  // @ts-expect-error an async job does not compile
+  await assert.rejects(store.writer.run(job), /must be synchronous/);
+  await store.close();
+});

@@ -46,12 +46,6 @@ export type WriterOptions = {
   maxQueue?: number;
   /** Jobs committed in one transaction at most. */
   maxBatch?: number;
-  /**
-   * Group commit: after a commit, the next one waits this long so that writes arriving one at a time
-   * under steady load share a transaction (one WAL sync) instead of each paying for their own.
-   * An idle writer commits at once.
-   */
-  windowMs?: number;
   /** How long a job may wait for a lock held elsewhere before it is refused with 503. */
   maxWaitMs?: number;
   /** Called once per committed transaction (feeds mon_writer_commits_total). */
@@ -82,7 +76,6 @@ export class Writer {
   private queue: Job[] = [];
   private readonly maxQueue: number;
   private readonly maxBatch: number;
-  private readonly windowMs: number;
   private readonly maxWaitMs: number;
   private readonly onCommit: (jobs: number) => void;
   private readonly onQueueFull: () => void;
@@ -103,7 +96,6 @@ export class Writer {
     this.db = db;
     this.maxQueue = options.maxQueue ?? 50_000;
     this.maxBatch = options.maxBatch ?? 5_000;
-    this.windowMs = options.windowMs ?? 20;
     this.maxWaitMs = options.maxWaitMs ?? 5_000;
     this.onCommit = options.onCommit ?? (() => {});
     this.onQueueFull = options.onQueueFull ?? (() => {});
@@ -176,23 +168,16 @@ export class Writer {
 
   private schedule(): void {
     if (this.cancelCommit || this.queue.length === 0) return;
-    const now = Date.now();
-    const wait =
-      this.retryMs > 0
-        ? this.retryMs
-        : this.queue.length >= this.maxBatch
-          ? 0
-          : Math.max(0, this.lastCommitAt + this.windowMs - now);
     const commit = () => {
       this.cancelCommit = null;
       this.commitBatch();
     };
-    // An idle writer commits on the next turn of the event loop, as soon as the caller's turn ends.
-    if (wait === 0) {
+    // Jobs queued in the same turn share a commit; waiting for a lock held elsewhere retries on a timer.
+    if (this.retryMs === 0) {
       const immediate = setImmediate(commit);
       this.cancelCommit = () => clearImmediate(immediate);
     } else {
-      const timeout = setTimeout(commit, wait);
+      const timeout = setTimeout(commit, this.retryMs);
       this.cancelCommit = () => clearTimeout(timeout);
     }
   }
@@ -292,10 +277,14 @@ export class Writer {
       ran.value = value;
     } catch (error) {
       // A storage failure inside a job (disk full) may have ended the transaction: the savepoint is
-      // then gone and this throws on to fail the whole batch.
+      // then gone, and the job's error fails the whole batch.
       undo(ran.undo);
-      this.db.exec('ROLLBACK TO job');
-      this.db.exec('RELEASE job');
+      try {
+        this.db.exec('ROLLBACK TO job');
+        this.db.exec('RELEASE job');
+      } catch {
+        throw error;
+      }
       ran.ok = false;
       ran.value = isStorageError(error) ? unavailable(5, 'storage cannot take writes right now') : error;
       ran.after = [];

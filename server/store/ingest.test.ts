@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+import { tempDir } from '../testing.ts';
+import { openStore } from './db.ts';
+import { IngestQueue } from './ingest.ts';
+
+const { dir, remove } = tempDir();
+after(remove);
+
+/** A store with a table `t (v)` and a queue that inserts its items there. */
+async function setup(
+  name: string,
+  options: { maxWaitMs?: number; maxKept?: number; maxAcknowledged?: number; windowMs?: number } = {},
+) {
+  let commits = 0;
+  const store = openStore(`${dir}/${name}.db`, {
+    onCommit: () => commits++,
+    ...(options.maxWaitMs === undefined ? {} : { maxWaitMs: options.maxWaitMs }),
+  });
+  await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER)'));
+  const dropped: number[] = [];
+  let full = 0;
+  const queue = new IngestQueue<number>({
+    writer: store.writer,
+    retryMs: 20,
+    windowMs: options.windowMs ?? 0,
+    ...(options.maxKept === undefined ? {} : { maxKept: options.maxKept }),
+    ...(options.maxAcknowledged === undefined ? {} : { maxAcknowledged: options.maxAcknowledged }),
+    onQueueFull: () => full++,
+    onDropped: (count) => dropped.push(count),
+    apply: (tx, items) => {
+      const insert = tx.db.prepare('INSERT INTO t VALUES (?)');
+      for (const v of items) {
+        if (v < 0) throw new Error('a bad item');
+        insert.run(v);
+      }
+    },
+  });
+  const stored = () =>
+    (store.read.prepare('SELECT v FROM t ORDER BY rowid').all() as { v: number }[]).map((r) => r.v);
+  return { store, queue, stored, commits: () => commits, dropped, full: () => full };
+}
+
+test('an acknowledged item resolves once it can be read; items arriving together share one commit', async () => {
+  const { store, queue, stored, commits } = await setup('ack');
+  const before = commits();
+  const acks = Array.from({ length: 500 }, (_, i) =>
+    queue.submit(i).then(() => assert.ok(stored().includes(i), `item ${i} is stored when acknowledged`)),
+  );
+  await Promise.all(acks);
+  assert.equal(commits() - before, 1);
+  assert.equal(stored().length, 500);
+  await store.close();
+});
+
+test('beyond its acknowledged limit, submit answers 503 at once and counts a full queue', async () => {
+  const { store, queue, stored, full } = await setup('full', { maxAcknowledged: 3 });
+  const accepted = [1, 2, 3].map((v) => queue.submit(v));
+  await assert.rejects(
+    queue.submit(4),
+    (e: { status: number; retryAfter: number }) => e.status === 503 && e.retryAfter >= 1,
+  );
+  assert.equal(full(), 1);
+  await Promise.all(accepted);
+  assert.deepEqual(stored(), [1, 2, 3]);
+  await store.close();
+});
+
+test('while storage refuses, acknowledged items answer 503 and unacknowledged ones wait, in order', async () => {
+  const { store, queue, stored } = await setup('lock', { maxWaitMs: 100 });
+  const other = new DatabaseSync(`${dir}/lock.db`);
+  other.exec('BEGIN IMMEDIATE');
+  queue.offer(1);
+  const ack = queue.submit(2);
+  queue.offer(3);
+  await assert.rejects(ack, (e: { status: number }) => e.status === 503);
+  queue.offer(4);
+  await new Promise((r) => setTimeout(r, 150));
+  assert.deepEqual(stored(), []);
+  other.exec('ROLLBACK');
+  other.close();
+  await queue.submit(5);
+  assert.deepEqual(
+    stored(),
+    [1, 3, 4, 5],
+    'the refused acknowledged item is not stored; the rest keep their order',
+  );
+  await store.close();
+});
+
+test('unacknowledged items are kept up to a limit, dropping the oldest of them, never an acknowledged one', async () => {
+  const { store, queue, stored, dropped } = await setup('kept', { maxWaitMs: 60_000, maxKept: 2 });
+  const other = new DatabaseSync(`${dir}/kept.db`);
+  other.exec('BEGIN IMMEDIATE');
+  queue.offer(1);
+  const ack = queue.submit(2);
+  queue.offer(3);
+  queue.offer(4); // drops 1, the oldest unacknowledged
+  assert.deepEqual(dropped, [1]);
+  other.exec('ROLLBACK');
+  other.close();
+  await ack;
+  await queue.flush();
+  assert.deepEqual(stored(), [2, 3, 4]);
+  await store.close();
+});
+
+test('a batch that fails for its own reason rejects its acknowledged items and drops the rest of that batch only', async () => {
+  const { store, queue, stored, dropped } = await setup('bad');
+  queue.offer(1);
+  const bad = queue.submit(-1);
+  await assert.rejects(bad, /a bad item/);
+  assert.deepEqual(dropped, [1]);
+  await queue.submit(7);
+  assert.deepEqual(stored(), [7]);
+  await store.close();
+});
+
+test('close stores what waits, then refuses', async () => {
+  const { store, queue, stored } = await setup('close');
+  queue.offer(1);
+  queue.offer(2);
+  await queue.close();
+  assert.deepEqual(stored(), [1, 2]);
+  await assert.rejects(queue.submit(3), (e: { status: number }) => e.status === 503);
+  await store.close();
+});
+
+test('under steady load, items arriving one at a time share commits; an idle queue writes at once', async () => {
+  const { store, queue, stored, commits } = await setup('steady', { windowMs: 20 });
+  await new Promise((r) => setTimeout(r, 30));
+  const idleStart = performance.now();
+  await queue.submit(0);
+  assert.ok(performance.now() - idleStart < 15, 'an idle queue does not wait for the window');
+
+  const before = commits();
+  const acks: Promise<void>[] = [];
+  for (let i = 1; i <= 200; i++) {
+    acks.push(queue.submit(i));
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(acks);
+  const used = commits() - before;
+  assert.ok(used < 50, `200 items one at a time took ${used} commits`);
+  assert.equal(stored().length, 201);
+  await store.close();
+});

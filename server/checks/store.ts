@@ -4,7 +4,7 @@ import { checkKinds } from '../../protocol/kinds.ts';
 import type { Store } from '../store/db.ts';
 import { all, bool, exists, int, json, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import type { CheckState, CheckStatus } from './state.ts';
+import type { CheckState, CheckStatus, RunStatus } from './state.ts';
 
 /** SQL of checks, services and changes. Functions taking `db` run inside a writer job or on `store.read`. */
 export type Expiry = { kind: 'certificate' | 'domain'; expires: number; seen: number };
@@ -34,7 +34,9 @@ export type CheckRecord = {
   expectedAt: number | null;
 };
 
-const checkStatus = oneOf<CheckStatus>(['up', 'down', 'degraded', 'unknown']);
+/** Status columns: a check's (`checks.status`, `check_changes.status`) and a run's (`check_runs.status`). */
+export const checkStatus = oneOf<CheckStatus>(['up', 'down', 'degraded', 'unknown']);
+export const runStatus = oneOf<RunStatus>(['up', 'down', 'degraded']);
 
 const checkRecord = mapper(
   {

@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { int, scalar } from './rows.ts';
 import { Writer, type WriterOptions } from './writer.ts';
 
 const migrationsDir = join(import.meta.dirname, 'migrations');
@@ -100,7 +101,7 @@ const pad = (n: number): string => String(n).padStart(3, '0');
  */
 export function migrate(db: DatabaseSync, dir: string = migrationsDir): void {
   const files = migrationFiles(dir);
-  const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+  const current = scalar(db, 'PRAGMA user_version', int);
   for (const file of files) {
     const version = Number(file.slice(0, 3));
     if (version <= current) continue;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { forbidden, Problem } from '../problem.ts';
-import { statement } from '../store/statements.ts';
+import { exists, int, mapper, one } from '../store/rows.ts';
 import { type Access, type Authenticator, type Principal, refusal } from './access.ts';
 import { oidcAdmits, oidcRole } from './oidc.ts';
 import { expectedOrigin, isWrite, originAllowed } from './origin.ts';
@@ -97,6 +97,8 @@ async function find(deps: Deps, request: FastifyRequest): Promise<Principal | nu
   };
 }
 
+const sessionExpiry = mapper({ expiresAt: int }, (r) => r.expiresAt);
+
 /**
  * Whether a caller found when a long-lived response began still holds: the session not ended or
  * expired, the token not revoked, the account not removed. The live stream asks before each write.
@@ -105,13 +107,16 @@ export function stillValid(deps: Deps, principal: Principal | null): boolean {
   if (!principal) return false;
   const db = deps.store.read;
   if (principal.kind === 'token') {
-    return statement(db, 'SELECT 1 FROM tokens WHERE id = ?').get(principal.tokenId) !== undefined;
+    return exists(db, 'SELECT 1 FROM tokens WHERE id = ?', principal.tokenId);
   }
   if (principal.sessionId === null) {
-    return statement(db, 'SELECT 1 FROM users WHERE id = ?').get(principal.user.id) !== undefined;
+    return exists(db, 'SELECT 1 FROM users WHERE id = ?', principal.user.id);
   }
-  const row = statement(db, 'SELECT expires_at AS expiresAt FROM sessions WHERE id_hash = ?').get(
+  const expiresAt = one(
+    db,
+    'SELECT expires_at FROM sessions WHERE id_hash = ?',
+    sessionExpiry,
     Buffer.from(principal.sessionId, 'hex'),
-  ) as { expiresAt: number } | undefined;
-  return row !== undefined && row.expiresAt > deps.clock.now();
+  );
+  return expiresAt !== undefined && expiresAt > deps.clock.now();
 }

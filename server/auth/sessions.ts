@@ -2,9 +2,10 @@ import type { DatabaseSync } from 'node:sqlite';
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { blob, int, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { randomSecret, sha256 } from './secrets.ts';
-import type { UserRow } from './users.ts';
+import { roleColumn, type UserRow } from './users.ts';
 
 export const sessionCookie = 'mon_session';
 export const sessionLifetimeMs = 30 * 86_400_000;
@@ -38,40 +39,58 @@ export async function createSession(
   return { id, expiresAt };
 }
 
+const sessionWithUser = mapper(
+  {
+    idHash: blob,
+    userId: text,
+    method: text,
+    createdAt: int,
+    expiresAt: int,
+    lastSeenAt: int,
+    id: text,
+    email: text,
+    role: roleColumn,
+    password: nullable(text),
+    source: text,
+    userCreatedAt: int,
+    lastSignInAt: nullable(int),
+  },
+  (r): { session: SessionRow; user: UserRow } => ({
+    session: {
+      idHash: r.idHash,
+      userId: r.userId,
+      method: r.method,
+      createdAt: r.createdAt,
+      expiresAt: r.expiresAt,
+      lastSeenAt: r.lastSeenAt,
+    },
+    user: {
+      id: r.id,
+      email: r.email,
+      role: r.role,
+      password: r.password,
+      source: r.source,
+      createdAt: r.userCreatedAt,
+      lastSignInAt: r.lastSignInAt,
+    },
+  }),
+);
+
 /** The live session of a cookie value, with its account; null when unknown or expired. */
 export function findSession(
   db: DatabaseSync,
   id: string,
   now: number,
 ): { session: SessionRow; user: UserRow } | null {
-  const row = statement(
+  const found = one(
     db,
-    `SELECT s.id_hash AS idHash, s.user_id AS userId, s.method, s.created_at AS createdAt,
-              s.expires_at AS expiresAt, s.last_seen_at AS lastSeenAt,
-              u.id, u.email, u.role, u.password, u.source, u.created_at AS userCreatedAt,
-              u.last_sign_in_at AS lastSignInAt
+    `SELECT s.id_hash, s.user_id, s.method, s.created_at, s.expires_at, s.last_seen_at,
+              u.id, u.email, u.role, u.password, u.source, u.created_at AS user_created_at, u.last_sign_in_at
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = ?`,
-  ).get(sha256(id)) as Record<string, unknown> | undefined;
-  if (!row || (row.expiresAt as number) <= now) return null;
-  return {
-    session: {
-      idHash: Buffer.from(row.idHash as Uint8Array),
-      userId: row.userId as string,
-      method: row.method as string,
-      createdAt: row.createdAt as number,
-      expiresAt: row.expiresAt as number,
-      lastSeenAt: row.lastSeenAt as number,
-    },
-    user: {
-      id: row.id as string,
-      email: row.email as string,
-      role: row.role as UserRow['role'],
-      password: row.password as string | null,
-      source: row.source as string,
-      createdAt: row.userCreatedAt as number,
-      lastSignInAt: row.lastSignInAt as number | null,
-    },
-  };
+    sessionWithUser,
+    sha256(id),
+  );
+  return found && found.session.expiresAt > now ? found : null;
 }
 
 export function deleteSession(deps: Deps, idHashHex: string): Promise<void> {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Deps } from '../deps.ts';
+import { exists } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { randomSecret } from './secrets.ts';
 
@@ -12,7 +13,7 @@ export function setupTokenFile(dataDir: string): string {
 }
 
 export function setupSpent(db: DatabaseSync): boolean {
-  return statement(db, 'SELECT 1 FROM meta WHERE key = ?').get(spentKey) !== undefined;
+  return exists(db, 'SELECT 1 FROM meta WHERE key = ?', spentKey);
 }
 
 /** Marks setup as done; runs inside the writer with the first account's insert. */

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { Deps } from '../deps.ts';
+import { all, int, type Mapper, mapper, nullable, one, oneOf, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { type TokenScope, tokenScopes } from './access.ts';
 import { publicId, randomSecret, sha256 } from './secrets.ts';
@@ -24,7 +25,14 @@ export type TokenRow = {
   lastUsedAt: number | null;
 };
 
-const columns = 'id, scope, label, created_at AS createdAt, last_used_at AS lastUsedAt';
+const columns = 'id, scope, label, created_at, last_used_at';
+const tokenRow: Mapper<TokenRow> = mapper({
+  id: text,
+  scope: oneOf(tokenScopes),
+  label: text,
+  createdAt: int,
+  lastUsedAt: nullable(int),
+});
 
 /** Creates a token; its text is returned here once and stored only as its SHA-256. */
 export async function createToken(
@@ -51,15 +59,11 @@ export async function createToken(
 /** The token with this text, looked up by its hash (an index lookup on a digest: no timing signal). */
 export function findToken(db: DatabaseSync, text: string): TokenRow | null {
   if (!text.startsWith(tokenPrefix) || text.length > 200) return null;
-  return (
-    (statement(db, `SELECT ${columns} FROM tokens WHERE hash = ?`).get(sha256(text)) as
-      | TokenRow
-      | undefined) ?? null
-  );
+  return one(db, `SELECT ${columns} FROM tokens WHERE hash = ?`, tokenRow, sha256(text)) ?? null;
 }
 
 export function listTokens(db: DatabaseSync): TokenRow[] {
-  return statement(db, `SELECT ${columns} FROM tokens ORDER BY created_at, id`).all() as TokenRow[];
+  return all(db, `SELECT ${columns} FROM tokens ORDER BY created_at, id`, tokenRow);
 }
 
 /** Returns false when no such token exists. */

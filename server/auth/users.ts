@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { UserView } from '../../protocol/accounts.ts';
+import { all, int, type Mapper, mapper, nullable, one, oneOf, scalar, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Role, User } from './access.ts';
 import { publicId } from './secrets.ts';
@@ -23,24 +24,34 @@ export type UserRow = User & {
   lastSignInAt: number | null;
 };
 
-const columns = 'id, email, role, password, source, created_at AS createdAt, last_sign_in_at AS lastSignInAt';
+/** `users.role`. */
+export const roleColumn = oneOf<Role>(['admin', 'viewer']);
+
+const columns = 'id, email, role, password, source, created_at, last_sign_in_at';
+const userRow: Mapper<UserRow> = mapper({
+  id: text,
+  email: text,
+  role: roleColumn,
+  password: nullable(text),
+  source: text,
+  createdAt: int,
+  lastSignInAt: nullable(int),
+});
 
 export function userByEmail(db: DatabaseSync, email: string): UserRow | null {
-  return (
-    (statement(db, `SELECT ${columns} FROM users WHERE email = ?`).get(email) as UserRow | undefined) ?? null
-  );
+  return one(db, `SELECT ${columns} FROM users WHERE email = ?`, userRow, email) ?? null;
 }
 
 export function userById(db: DatabaseSync, id: string): UserRow | null {
-  return (statement(db, `SELECT ${columns} FROM users WHERE id = ?`).get(id) as UserRow | undefined) ?? null;
+  return one(db, `SELECT ${columns} FROM users WHERE id = ?`, userRow, id) ?? null;
 }
 
 export function listUsers(db: DatabaseSync): UserRow[] {
-  return statement(db, `SELECT ${columns} FROM users ORDER BY created_at, email`).all() as UserRow[];
+  return all(db, `SELECT ${columns} FROM users ORDER BY created_at, email`, userRow);
 }
 
 export function adminCount(db: DatabaseSync): number {
-  return (statement(db, `SELECT count(*) AS n FROM users WHERE role = 'admin'`).get() as { n: number }).n;
+  return scalar(db, `SELECT count(*) AS n FROM users WHERE role = 'admin'`, int);
 }
 
 /** Inserts an account; returns null when the email is taken. Runs inside the writer. */

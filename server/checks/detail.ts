@@ -1,21 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type {
-  Beat,
-  CheckDetail,
-  CheckRow,
-  RunStatus,
-  ServiceRead,
-  ServicesList,
-  Uptime,
-} from '../../protocol/reads.ts';
+import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } from '../../protocol/reads.ts';
 import { invalid } from '../problem.ts';
-import { statement } from '../store/statements.ts';
+import { all, int, type Mapper, mapper, nullable, real, text } from '../store/rows.ts';
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
 import { DAY, HOUR, meanLatency, readSeries, uptimePercent, windowTotals } from './rollups.ts';
 import { BEATS } from './runs.ts';
 import type { CheckStatus } from './state.ts';
-import { listServices } from './store.ts';
+import { listServices, runStatus } from './store.ts';
 
 /** Read models of checks and services (docs/api-checks.md). Status comes from the engine's memory. */
 export function checkRow(entry: Entry): CheckRow {
@@ -94,14 +86,15 @@ export function parseMs(value: string | undefined, field: string): number {
   return Number(value);
 }
 
+const beat: Mapper<Beat> = mapper({ ts: int, status: runStatus, latencyMs: nullable(real), detail: text });
+
 export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
-  const rows = statement(
+  return all(
     db,
     `SELECT ts, status, latency_ms, detail FROM check_runs WHERE check_id = ? ORDER BY ts DESC LIMIT ${BEATS}`,
-  ).all(checkId) as { ts: number; status: RunStatus; latency_ms: number | null; detail: string }[];
-  return rows
-    .reverse()
-    .map((r) => ({ ts: r.ts, status: r.status, latencyMs: r.latency_ms, detail: r.detail }));
+    beat,
+    checkId,
+  ).reverse();
 }
 
 /** The last 24 hours: the services list, a service and a check's detail read them alike. */
@@ -194,8 +187,10 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
 
 function groupByService(engine: CheckEngine): Map<string, Entry[]> {
   const out = new Map<string, Entry[]>();
-  const all = engine.all().sort((a, b) => (a.rec.name < b.rec.name ? -1 : a.rec.name > b.rec.name ? 1 : 0));
-  for (const e of all) {
+  const byName = engine
+    .all()
+    .sort((a, b) => (a.rec.name < b.rec.name ? -1 : a.rec.name > b.rec.name ? 1 : 0));
+  for (const e of byName) {
     const list = out.get(e.rec.service) ?? [];
     list.push(e);
     out.set(e.rec.service, list);

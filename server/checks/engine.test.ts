@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
+import { int, scalar } from '../store/rows.ts';
 import { createTestServer } from '../testing.ts';
 import type { Any } from './testkit.ts';
 
@@ -28,7 +29,7 @@ test('an http check against a real server goes up, then down after two failed ru
   const server = await createTestServer({ clock, authenticate: async () => admin });
   t.after(() => server.dispose());
   const engine = server.checks.engine;
-  const runs = () => Number(server.deps.store.read.prepare('SELECT count(*) AS n FROM check_runs').get()!.n);
+  const runs = () => scalar(server.deps.store.read, 'SELECT count(*) AS n FROM check_runs', int);
 
   const res = await server.app.inject({
     method: 'POST',

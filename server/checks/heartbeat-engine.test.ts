@@ -5,6 +5,7 @@ import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import { silentLog } from '../log.ts';
 import { createServer, type Server } from '../start.ts';
+import { all, int, mapper, text } from '../store/rows.ts';
 import { createTestServer, tempDir } from '../testing.ts';
 import type { Runner } from './run.ts';
 import type { Any } from './testkit.ts';
@@ -20,10 +21,12 @@ async function call(server: Server, method: 'GET' | 'POST', url: string, payload
 }
 
 function downRuns(server: Server, id: string): { ts: number; detail: string }[] {
-  const rows = server.deps.store.read
-    .prepare("SELECT ts, detail FROM check_runs WHERE check_id = ? AND status = 'down' ORDER BY ts")
-    .all(id) as { ts: number; detail: string }[];
-  return rows.map(({ ts, detail }) => ({ ts, detail }));
+  return all(
+    server.deps.store.read,
+    "SELECT ts, detail FROM check_runs WHERE check_id = ? AND status = 'down' ORDER BY ts",
+    mapper({ ts: int, detail: text }),
+    id,
+  );
 }
 
 test('a restart neither records a missed heartbeat again nor moves its schedule, and still catches a miss while down', async (t) => {

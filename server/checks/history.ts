@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { CheckStatus, HistoryItem, HistoryPage, RunStatus } from '../../protocol/reads.ts';
-import { statement } from '../store/statements.ts';
+import type { HistoryItem, HistoryPage } from '../../protocol/reads.ts';
+import { all, int, mapper, nullable, real, text } from '../store/rows.ts';
+import { checkStatus, runStatus } from './store.ts';
 
 /** History items (SPEC "Check read models"): failed or degraded runs, and changes. */
 
@@ -24,6 +25,9 @@ export function readHistory(db: DatabaseSync, checkId: string, before: number, l
   return { items: group, next: older ? boundary : null };
 }
 
+const changeRow = mapper({ ts: int, status: nullable(checkStatus), title: text, detail: text });
+const failureRow = mapper({ ts: int, status: runStatus, detail: text, latencyMs: nullable(real) });
+
 /** Merges changes and failures with ts < before (or ts = onlyTs), changes first within a timestamp. */
 function fetch(
   db: DatabaseSync,
@@ -33,26 +37,26 @@ function fetch(
   onlyTs: number | null,
 ): HistoryItem[] {
   const low = onlyTs ?? Number.MIN_SAFE_INTEGER;
-  const changes = statement(
+  const changes = all(
     db,
     `SELECT ts, status, title, detail FROM check_changes WHERE check_id = ? AND ts < ? AND ts >= ?
        ORDER BY ts DESC, id DESC LIMIT ?`,
-  ).all(checkId, before, low, limit) as {
-    ts: number;
-    status: CheckStatus | null;
-    title: string;
-    detail: string;
-  }[];
-  const failures = statement(
+    changeRow,
+    checkId,
+    before,
+    low,
+    limit,
+  );
+  const failures = all(
     db,
     `SELECT ts, status, detail, latency_ms FROM check_runs WHERE check_id = ? AND status != 'up' AND ts < ?
        AND ts >= ? ORDER BY ts DESC LIMIT ?`,
-  ).all(checkId, before, low, limit) as {
-    ts: number;
-    status: RunStatus;
-    detail: string;
-    latency_ms: number | null;
-  }[];
+    failureRow,
+    checkId,
+    before,
+    low,
+    limit,
+  );
   const out: HistoryItem[] = [];
   let c = 0;
   let f = 0;
@@ -76,7 +80,7 @@ function fetch(
         status: failure.status,
         title: failureTitle[failure.status] ?? failure.status,
         detail: failure.detail,
-        latencyMs: failure.latency_ms,
+        latencyMs: failure.latencyMs,
       });
       f++;
     }

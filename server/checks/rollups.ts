@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Series } from '../../protocol/reads.ts';
+import { all, int, mapper, nullable, one, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 
 /**
@@ -123,18 +124,6 @@ export function pruneRollups(db: DatabaseSync, now: number): void {
   for (const { res, keepMs } of resolutions) stmt.run(res, now - keepMs);
 }
 
-type RollupRow = {
-  bucket: number;
-  up: number;
-  down: number;
-  degraded: number;
-  lat_count: number;
-  lat_sum: number;
-  value_count: number;
-  value_sum: number;
-  hist: string;
-};
-
 export type WindowTotals = { up: number; down: number; degraded: number; latCount: number; latSum: number };
 
 /**
@@ -156,20 +145,38 @@ export function windowParts(from: number, now: number): { res: Resolution; lo: n
   return parts;
 }
 
+const windowSums = mapper({
+  up: nullable(int),
+  down: nullable(int),
+  degraded: nullable(int),
+  latCount: nullable(int),
+  latSum: nullable(real),
+});
+
 /** Run counts and latency sums of the checks over the window [from, now] (see windowParts). */
 export function windowTotals(db: DatabaseSync, checkIds: string[], from: number, now: number): WindowTotals {
   const totals: WindowTotals = { up: 0, down: 0, degraded: 0, latCount: 0, latSum: 0 };
   if (checkIds.length === 0) return totals;
-  const stmt = statement(
-    db,
-    `SELECT sum(up) AS up, sum(down) AS down, sum(degraded) AS degraded, sum(lat_count) AS latCount,
-       sum(lat_sum) AS latSum FROM check_rollups
-     WHERE check_id IN (SELECT value FROM json_each(?)) AND res = ? AND bucket >= ? AND bucket < ?`,
-  );
   const ids = JSON.stringify(checkIds);
   for (const part of windowParts(from, now)) {
-    const row = stmt.get(ids, part.res, part.lo, part.hi) as Record<keyof WindowTotals, number | null>;
-    for (const k of Object.keys(totals) as (keyof WindowTotals)[]) totals[k] += row[k] ?? 0;
+    const sums = one(
+      db,
+      `SELECT sum(up) AS up, sum(down) AS down, sum(degraded) AS degraded, sum(lat_count) AS lat_count,
+         sum(lat_sum) AS lat_sum FROM check_rollups
+       WHERE check_id IN (SELECT value FROM json_each(?)) AND res = ? AND bucket >= ? AND bucket < ?`,
+      windowSums,
+      ids,
+      part.res,
+      part.lo,
+      part.hi,
+    );
+    // An aggregate gives one row, its sums NULL when no bucket matched.
+    if (!sums) continue;
+    totals.up += sums.up ?? 0;
+    totals.down += sums.down ?? 0;
+    totals.degraded += sums.degraded ?? 0;
+    totals.latCount += sums.latCount ?? 0;
+    totals.latSum += sums.latSum ?? 0;
   }
   return totals;
 }
@@ -210,6 +217,9 @@ export function chooseStep(from: number, to: number, now: number): { ms: number;
   return steps[steps.length - 1]!;
 }
 
+/** A rollup bucket as the chart reads it; `hist` is the JSON text mergeHist reads. */
+const seriesRow = mapper({ bucket: int, latCount: int, valueCount: int, valueSum: real, hist: text });
+
 /** Latency percentiles and command values per step over [from, to). */
 export function readSeries(db: DatabaseSync, checkId: string, from: number, to: number, now: number): Series {
   const step = chooseStep(from, to, now);
@@ -218,19 +228,24 @@ export function readSeries(db: DatabaseSync, checkId: string, from: number, to: 
   for (let t = start; t < to; t += step.ms) x.push(t);
   const hists = x.map(() => new Map<number, number>());
   const values = x.map(() => ({ n: 0, sum: 0 }));
-  const rows = statement(
+  const rows = all(
     db,
     `SELECT bucket, lat_count, value_count, value_sum, hist FROM check_rollups
        WHERE check_id = ? AND res = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
-  ).all(checkId, step.res, start, to) as RollupRow[];
+    seriesRow,
+    checkId,
+    step.res,
+    start,
+    to,
+  );
   let anyValue = false;
   for (const row of rows) {
     const i = Math.floor((row.bucket - start) / step.ms);
-    if (row.lat_count > 0) mergeHist(hists[i]!, row.hist);
-    if (row.value_count > 0) {
+    if (row.latCount > 0) mergeHist(hists[i]!, row.hist);
+    if (row.valueCount > 0) {
       anyValue = true;
-      values[i]!.n += row.value_count;
-      values[i]!.sum += row.value_sum;
+      values[i]!.n += row.valueCount;
+      values[i]!.sum += row.valueSum;
     }
   }
   return {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { migrate } from '../store/db.ts';
+import { int, scalar } from '../store/rows.ts';
 import { pruneRuns } from './runs.ts';
 
 const H = 3600_000;
@@ -18,7 +19,7 @@ function database(runs: { ts: number; status: string }[]): DatabaseSync {
   return db;
 }
 const count = (db: DatabaseSync, where = '1') =>
-  (db.prepare(`SELECT count(*) AS n FROM check_runs WHERE ${where}`).get() as { n: number }).n;
+  scalar(db, `SELECT count(*) AS n FROM check_runs WHERE ${where}`, int);
 
 test('pruning keeps the newest 90 runs whatever their age (a domain check runs every 6 hours)', () => {
   const db = database(Array.from({ length: 121 }, (_, i) => ({ ts: now - i * 6 * H, status: 'up' })));

@@ -1,8 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { CheckBody } from '../../protocol/check.ts';
+import { checkKinds } from '../../protocol/kinds.ts';
 import type { Store } from '../store/db.ts';
+import { all, bool, exists, int, json, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import type { CheckState, CheckStatus } from './state.ts';
+import type { CheckState, CheckStatus, RunStatus } from './state.ts';
 
 /** SQL of checks, services and changes. Functions taking `db` run inside a writer job or on `store.read`. */
 export type Expiry = { kind: 'certificate' | 'domain'; expires: number; seen: number };
@@ -32,54 +34,81 @@ export type CheckRecord = {
   expectedAt: number | null;
 };
 
-type Row = Record<string, string | number | null>;
+/** Status columns: a check's (`checks.status`, `check_changes.status`) and a run's (`check_runs.status`). */
+export const checkStatus = oneOf<CheckStatus>(['up', 'down', 'degraded', 'unknown']);
+export const runStatus = oneOf<RunStatus>(['up', 'down', 'degraded']);
 
-function fromRow(r: Row): CheckRecord {
-  return {
-    id: r.id as string,
-    name: r.name as string,
-    service: r.service as string,
-    kind: r.kind as CheckBody['kind'],
-    body: JSON.parse(r.body as string) as CheckBody,
-    managed: r.managed === 1,
-    hostDefined: r.host_defined === 1,
-    createdAt: r.created_at as number,
+const checkRecord = mapper(
+  {
+    id: text,
+    name: text,
+    service: text,
+    kind: oneOf(checkKinds),
+    body: json<CheckBody>(),
+    managed: bool,
+    hostDefined: bool,
+    createdAt: int,
+    status: checkStatus,
+    since: nullable(int),
+    failStreak: int,
+    okStreak: int,
+    okSince: nullable(int),
+    lastRunAt: nullable(int),
+    lastLatencyMs: nullable(real),
+    lastDetail: nullable(text),
+    lastValue: nullable(real),
+    expiryKind: nullable(oneOf<Expiry['kind']>(['certificate', 'domain'])),
+    expiryExpires: nullable(int),
+    expirySeen: nullable(int),
+    expiryState: nullable(text),
+    pingTokenHash: nullable(text),
+    pingTokenFile: bool,
+    pingUrlsMade: int,
+    lastPingAt: nullable(int),
+    startedAt: nullable(int),
+    expectedAt: nullable(int),
+  },
+  (r): CheckRecord => ({
+    id: r.id,
+    name: r.name,
+    service: r.service,
+    kind: r.kind,
+    body: r.body,
+    managed: r.managed,
+    hostDefined: r.hostDefined,
+    createdAt: r.createdAt,
     state: {
-      status: r.status as CheckStatus,
-      since: r.since as number | null,
-      failStreak: r.fail_streak as number,
-      okStreak: r.ok_streak as number,
-      okSince: r.ok_since as number | null,
+      status: r.status,
+      since: r.since,
+      failStreak: r.failStreak,
+      okStreak: r.okStreak,
+      okSince: r.okSince,
     },
-    lastRunAt: r.last_run_at as number | null,
-    lastLatencyMs: r.last_latency_ms as number | null,
-    lastDetail: r.last_detail as string | null,
-    lastValue: r.last_value as number | null,
+    lastRunAt: r.lastRunAt,
+    lastLatencyMs: r.lastLatencyMs,
+    lastDetail: r.lastDetail,
+    lastValue: r.lastValue,
+    // The three expiry columns are written together (runs.ts): all set or all NULL.
     expiry:
-      r.expiry_expires === null
+      r.expiryExpires === null || r.expiryKind === null || r.expirySeen === null
         ? null
-        : {
-            kind: r.expiry_kind as Expiry['kind'],
-            expires: r.expiry_expires as number,
-            seen: r.expiry_seen as number,
-          },
-    expiryState: r.expiry_state as string | null,
-    pingTokenHash: r.ping_token_hash as string | null,
-    pingTokenFile: r.ping_token_file === 1,
-    pingUrlsMade: r.ping_urls_made as number,
-    lastPingAt: r.last_ping_at as number | null,
-    startedAt: r.started_at as number | null,
-    expectedAt: r.expected_at as number | null,
-  };
-}
+        : { kind: r.expiryKind, expires: r.expiryExpires, seen: r.expirySeen },
+    expiryState: r.expiryState,
+    pingTokenHash: r.pingTokenHash,
+    pingTokenFile: r.pingTokenFile,
+    pingUrlsMade: r.pingUrlsMade,
+    lastPingAt: r.lastPingAt,
+    startedAt: r.startedAt,
+    expectedAt: r.expectedAt,
+  }),
+);
 
 export function loadChecks(db: DatabaseSync): CheckRecord[] {
-  return (statement(db, 'SELECT * FROM checks ORDER BY name').all() as Row[]).map(fromRow);
+  return all(db, 'SELECT * FROM checks ORDER BY name', checkRecord);
 }
 
 export function getCheck(db: DatabaseSync, id: string): CheckRecord | null {
-  const row = statement(db, 'SELECT * FROM checks WHERE id = ?').get(id) as Row | undefined;
-  return row ? fromRow(row) : null;
+  return one(db, 'SELECT * FROM checks WHERE id = ?', checkRecord, id) ?? null;
 }
 
 export function insertCheck(db: DatabaseSync, c: CheckRecord): void {
@@ -161,12 +190,13 @@ export function setManagedServices(db: DatabaseSync, names: string[], now: numbe
 
 export type ServiceRecord = { name: string; managed: boolean };
 
+const serviceRecord = mapper({ name: text, managed: bool });
+
 export function listServices(db: DatabaseSync): ServiceRecord[] {
-  return (statement(db, 'SELECT name, managed FROM services ORDER BY name').all() as Row[]).map((r) => ({
-    name: r.name as string,
-    managed: r.managed === 1,
-  }));
+  return all(db, 'SELECT name, managed FROM services ORDER BY name', serviceRecord);
 }
+
+const idOnly = mapper({ id: text });
 
 /**
  * Why `name` may not be used by a check in `service`, or null: names are unique among checks and
@@ -178,15 +208,12 @@ export function nameConflict(
   service: string,
   exceptId: string | null,
 ): string | null {
-  const check = statement(db, 'SELECT id FROM checks WHERE name = ?').get(name) as { id: string } | undefined;
+  const check = one(db, 'SELECT id FROM checks WHERE name = ?', idOnly, name);
   if (check && check.id !== exceptId) return `a check named "${name}" exists`;
   // Names are unique across checks, heartbeats and services, a check's own service included.
   if (name === service) return `a check cannot have the name of its service "${service}"`;
-  if (statement(db, 'SELECT 1 FROM services WHERE name = ?').get(name))
-    return `a service named "${name}" exists`;
-  const other = statement(db, 'SELECT id FROM checks WHERE name = ?').get(service) as
-    | { id: string }
-    | undefined;
+  if (exists(db, 'SELECT 1 FROM services WHERE name = ?', name)) return `a service named "${name}" exists`;
+  const other = one(db, 'SELECT id FROM checks WHERE name = ?', idOnly, service);
   if (other && other.id !== exceptId) return `a check named "${service}" exists`;
   return null;
 }
@@ -236,38 +263,37 @@ export function setPingToken(
 
 // For the mon.toml loader: collisions with panel checks and the export of panel checks.
 
+const panelName = mapper({ name: text }, (r): { name: string; source: 'panel' } => ({
+  name: r.name,
+  source: 'panel',
+}));
+
+const nameOnly = mapper({ name: text }, (r) => r.name);
+
+const exportBody = mapper({ body: json<CheckBody>() }, (r) => ({ body: r.body, pingToken: null }));
+
 /** Names of the checks created through the API (not the file, not an agent's checks file). */
 export function panelCheckNames(store: Store): { name: string; source: 'panel' }[] {
-  return (
-    statement(
-      store.read,
-      'SELECT name FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
-    ).all() as {
-      name: string;
-    }[]
-  ).map((r) => ({ name: r.name, source: 'panel' as const }));
+  return all(
+    store.read,
+    'SELECT name FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
+    panelName,
+  );
+}
+
+/** Services made by panel checks (not declared in mon.toml): a file check must not take their names. */
+export function panelServiceNames(store: Store): string[] {
+  return all(store.read, 'SELECT name FROM services WHERE managed = 0 ORDER BY name', nameOnly);
 }
 
 /**
  * Panel checks as check bodies for the config export. `pingToken` is always null: ping tokens are
  * stored hashed, so an exported heartbeat gets its URL anew (or takes a `ping_token` set in the file).
  */
-/** Services made by panel checks (not declared in mon.toml): a file check must not take their names. */
-export function panelServiceNames(store: Store): string[] {
-  return (
-    statement(store.read, 'SELECT name FROM services WHERE managed = 0 ORDER BY name').all() as {
-      name: string;
-    }[]
-  ).map((r) => r.name);
-}
-
 export function panelChecksForExport(store: Store): { body: CheckBody; pingToken: string | null }[] {
-  return (
-    statement(
-      store.read,
-      'SELECT body FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
-    ).all() as {
-      body: string;
-    }[]
-  ).map((r) => ({ body: JSON.parse(r.body) as CheckBody, pingToken: null }));
+  return all(
+    store.read,
+    'SELECT body FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
+    exportBody,
+  );
 }

@@ -2,6 +2,7 @@ import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type IngestOptions, IngestQueue } from './ingest.ts';
+import { int, scalar } from './rows.ts';
 import { Writer, type WriterOptions } from './writer.ts';
 
 const migrationsDir = join(import.meta.dirname, 'migrations');
@@ -112,7 +113,7 @@ const pad = (n: number): string => String(n).padStart(3, '0');
  */
 export function migrate(db: DatabaseSync, dir: string = migrationsDir): void {
   const files = migrationFiles(dir);
-  const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+  const current = scalar(db, 'PRAGMA user_version', int);
   for (const file of files) {
     const version = Number(file.slice(0, 3));
     if (version <= current) continue;

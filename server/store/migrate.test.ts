@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type TestContext, test } from 'node:test';
 import { migrate, migrationFiles } from './db.ts';
+import { all, int, mapper, scalar, text } from './rows.ts';
 
 /** A temporary migrations directory holding the given files (`name → SQL`). */
 function migrationsDir(t: TestContext, files: Record<string, string>): string {
@@ -14,15 +15,11 @@ function migrationsDir(t: TestContext, files: Record<string, string>): string {
   return dir;
 }
 
-const userVersion = (db: DatabaseSync): number =>
-  Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+const userVersion = (db: DatabaseSync): number => scalar(db, 'PRAGMA user_version', int);
 
+const tableName = mapper({ name: text }, (r) => r.name);
 const tables = (db: DatabaseSync): string[] =>
-  (
-    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
-      name: string;
-    }[]
-  ).map((r) => r.name);
+  all(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", tableName);
 
 test('migrations numbered 001, 002, … apply in order above user_version; non-.sql files are ignored', (t) => {
   const dir = migrationsDir(t, {

@@ -167,3 +167,66 @@ test('an API write that storage cannot take (disk full) answers 503, not 500, an
   await server.deps.store.writer.run((db) => db.exec('PRAGMA max_page_count = 1073741823'));
   assert.equal((await inject('POST', '/api/v1/checks', big)).status, 201);
 });
+
+test('a miss that could not be stored leaves a fallback deadline: the heartbeat is still watched', async (t) => {
+  const { server, clock, engine, inject, id, path } = await heartbeatServer();
+  t.after(() => server.dispose());
+  let refuse = true;
+  server.deps.events.subscribe((_db, events) => {
+    if (refuse && events.some((e) => e.to === 'down')) throw new Error('the incident could not be opened');
+  });
+  assert.equal((await inject('GET', path)).status, 200);
+  await clock.advance(65 * 60_000);
+  await engine.flush();
+  assert.equal(engine.get(id)!.rec.state.status, 'up', 'the miss rolled back');
+  refuse = false;
+  await clock.advance(60_000);
+  await engine.flush();
+  assert.equal(engine.get(id)!.rec.state.status, 'down', 'the fallback deadline recorded the miss');
+  assert.ok(server.checks.engine.get(id)!.hb!.expectedAt > clock.now(), 'and the next deadline is set');
+});
+
+test('a result of a definition changed meanwhile is dropped, not applied to the new one', async (t) => {
+  const { server, clock, engine, inject } = await checkServer({ store: { windowMs: 300 } });
+  t.after(() => server.dispose());
+  const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
+  await clock.advance(0);
+  await engine.flush();
+  const runs = () =>
+    (
+      server.deps.store.read.prepare('SELECT count(*) AS n FROM check_runs WHERE check_id = ?').get(id) as {
+        n: number;
+      }
+    ).n;
+  assert.equal(runs(), 1);
+  // The next run's result waits for the group-commit window; the check is changed meanwhile.
+  await clock.advance(10_000);
+  assert.equal(
+    (await inject('PUT', `/api/v1/checks/${id}`, { ...web, target: 'http://127.0.0.1:10/' })).status,
+    200,
+  );
+  await engine.flush();
+  await new Promise((r) => setTimeout(r, 350));
+  await engine.flush();
+  assert.equal(runs(), 2, 'the changed check ran at once; the old run was dropped');
+});
+
+test('a ping for a check deleted in the same transaction answers 404 and raises no event', async (t) => {
+  const { server, inject, id, path } = await heartbeatServer({ store: { maxWaitMs: 5000 } });
+  t.after(() => server.dispose());
+  assert.equal((await inject('GET', path)).status, 200);
+  const events: string[] = [];
+  server.deps.events.subscribe((_db, list) => {
+    for (const e of list) events.push(`${e.from}->${e.to}`);
+  });
+  const other = new DatabaseSync(join(server.dataDir, 'mon.db'));
+  other.exec('BEGIN IMMEDIATE');
+  const deleted = inject('DELETE', `/api/v1/checks/${id}`);
+  const ping = inject('GET', `${path}/fail`);
+  await new Promise((r) => setTimeout(r, 50));
+  other.exec('ROLLBACK');
+  other.close();
+  assert.equal((await deleted).status, 204);
+  assert.equal((await ping).status, 404);
+  assert.deepEqual(events, []);
+});

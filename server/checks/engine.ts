@@ -9,10 +9,9 @@ import { applyResults, type CheckResult, type Entry } from './record.ts';
 import { HOUR } from './rollups.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
 import { runners as defaultRunners } from './runners/index.ts';
-import { writeRuns } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
 import type { CheckRecord } from './store.ts';
-import { loadChecks, writeExpectedTimes } from './store.ts';
+import { loadChecks } from './store.ts';
 
 export type { Entry } from './record.ts';
 
@@ -32,6 +31,12 @@ export type EngineOptions = {
  * 30,000 checks every 10 s); beyond, the oldest are dropped and logged. docs/operating.md says so.
  */
 export const MAX_KEPT_RESULTS = 200_000;
+
+/**
+ * A heartbeat's deadline fired: if its miss is not stored by then (storage busy, the write failed),
+ * the deadline fires again after this long. A stored miss schedules the next deadline instead.
+ */
+const MISSED_RETRY_MS = 60_000;
 
 /**
  * Runs server-side checks on one scheduler and records every result (server run, agent run, heartbeat
@@ -64,24 +69,19 @@ export class CheckEngine {
     this.results = deps.store.ingestQueue<CheckResult>({
       maxKept: MAX_KEPT_RESULTS,
       onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
-      onDropped: (count, why) => deps.log.warn('check results dropped', { count, why }),
-      apply: (tx, items) =>
+      // A dropped miss leaves its heartbeat's fallback deadline in place (see `due`).
+      onDropped: (items, why) => deps.log.warn('check results dropped', { count: items.length, why }),
+      apply: (tx, items, refuse) =>
         applyResults(
           {
             entry: (id) => this.entries.get(id),
             dispatch: (t, events) => deps.events.dispatch(t, events, deps.clock.now()),
             scheduleDeadline: (entry) => this.scheduleDeadline(entry),
-            writeRuns: (t, writes) => {
-              writeRuns(t.db, writes);
-              writeExpectedTimes(
-                t.db,
-                writes.map((w) => w.record),
-              );
-            },
             onRun: (kind, status) => deps.metrics.checkRuns.inc({ kind, status }),
           },
           tx,
           items,
+          refuse,
         ),
     });
   }
@@ -218,8 +218,10 @@ export class CheckEngine {
     const entry = this.entries.get(id);
     if (!entry) return;
     if (entry.hb) {
-      // The next deadline is scheduled once this miss is written.
-      this.results.offer({ type: 'missed', checkId: id, ts: this.deps.clock.now() });
+      // The next deadline is scheduled once this miss is written; until then a fallback stands.
+      const now = this.deps.clock.now();
+      this.scheduler.set(id, now + MISSED_RETRY_MS, true);
+      this.results.offer({ type: 'missed', checkId: id, ts: now, version: entry.version });
       return;
     }
     const now = this.deps.clock.now();
@@ -256,7 +258,7 @@ export class CheckEngine {
     }
     // A check changed or deleted during its run runs again with its new definition; drop this result.
     if (!this.running || this.entries.get(entry.rec.id) !== entry || entry.version !== version) return;
-    this.results.offer({ type: 'run', checkId: entry.rec.id, ts, outcome });
+    this.results.offer({ type: 'run', checkId: entry.rec.id, ts, outcome, version });
   }
 
   /**

@@ -136,7 +136,7 @@ async function redefine(
         detail: `from service ${old.service}`,
       });
     }
-    updateCheckBody(db, next, now, retarget);
+    if (!updateCheckBody(db, next, now, retarget)) throw notFound(`no check ${old.id}`);
     if (moved) dropServiceIfEmpty(db, old.service);
     // The record as committed: results written before this job are in `old` by now.
     tx.afterCommit(() =>
@@ -178,7 +178,7 @@ export async function makePingToken(
   const hash = hashToken(token);
   const replaced = entry.rec.pingUrlsMade > 0;
   await engine.deps.store.writer.run((db, tx) => {
-    setPingToken(db, id, hash, false, true);
+    if (!setPingToken(db, id, hash, false, true)) throw notFound(`no check ${id}`);
     tx.afterCommit(() => {
       engine.setToken(id, hash);
       entry.rec.pingUrlsMade++;

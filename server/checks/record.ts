@@ -1,5 +1,8 @@
+import type { CheckDefinition } from '../../protocol/check.ts';
 import { type LiveKey, liveKeys } from '../../protocol/live.ts';
 import type { CheckTransition, DomainEvent } from '../events.ts';
+import { notFound } from '../problem.ts';
+import type { Refuse } from '../store/ingest.ts';
 import type { Tx } from '../store/writer.ts';
 import { observeExpiry } from './expiry.ts';
 import {
@@ -10,14 +13,18 @@ import {
   missedDetail,
 } from './heartbeats.ts';
 import type { RunOutcome } from './run.ts';
-import type { RunWrite } from './runs.ts';
+import { type RunWrite, writeRun } from './runs.ts';
 import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
 import type { Change, CheckRecord } from './store.ts';
 
-/** What happened to a check, on its way to storage. The state machine runs when it is written. */
+/**
+ * What happened to a check, on its way to storage. The state machine runs when it is written.
+ * `version` is the definition the result belongs to: a result of a definition changed meanwhile is
+ * dropped (a new target must not inherit the old one's failures or certificate).
+ */
 export type CheckResult =
   /** A run: the server's scheduler or an agent. */
-  | { type: 'run'; checkId: string; ts: number; outcome: RunOutcome }
+  | { type: 'run'; checkId: string; ts: number; outcome: RunOutcome; version?: number }
   /** A heartbeat ping: success, failure or start. */
   | {
       type: 'ping';
@@ -28,7 +35,7 @@ export type CheckResult =
       latencyMs: number | null;
     }
   /** A heartbeat's deadline passed (late, or started without finishing). */
-  | { type: 'missed'; checkId: string; ts: number }
+  | { type: 'missed'; checkId: string; ts: number; version: number }
   /** The check's agent went silent. */
   | { type: 'unknown'; checkId: string; ts: number; detail: string }
   /** The stored record catches up with memory (a changed heartbeat's next expected time). */
@@ -37,7 +44,7 @@ export type CheckResult =
 /** A check as the engine holds it: the stored record (state is newest here) and its definition. */
 export type Entry = {
   rec: CheckRecord;
-  def: import('../../protocol/check.ts').CheckDefinition;
+  def: CheckDefinition;
   version: number;
   running: boolean;
   hb: HeartbeatTimes | null;
@@ -49,50 +56,61 @@ export type RecordContext = {
   dispatch(tx: Tx, events: DomainEvent[]): void;
   /** Schedules a heartbeat's next deadline once its new times are committed. */
   scheduleDeadline(entry: Entry): void;
-  writeRuns(tx: Tx, writes: RunWrite[]): void;
+  /** Counts a stored run (after commit). */
   onRun(kind: string, status: string): void;
 };
 
 /**
  * Applies a batch of results inside one writer job: the state machine on each check's committed state,
  * the rows of runs, changes and new states, and the domain events of the transitions, all in the same
- * transaction. In-memory state changes are undone if the job rolls back; live-update keys and heartbeat
- * deadlines wait for the commit.
+ * transaction. In-memory state changes are undone if the job rolls back; live-update keys, heartbeat
+ * deadlines and run counts wait for the commit. A result for a check that is gone is refused (a ping
+ * then answers 404, not 200).
  */
-export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[]): void {
-  const writes: RunWrite[] = [];
+export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[], refuse: Refuse): void {
   const events: CheckTransition[] = [];
-  const touched = new Map<Entry, { rec: CheckRecord; hb: HeartbeatTimes | null }>();
+  const touched = new Set<Entry>();
   const keys = new Set<LiveKey>();
-  for (const result of results) {
+  const runs: { kind: string; status: string }[] = [];
+  results.forEach((result, i) => {
     const entry = ctx.entry(result.checkId);
-    if (!entry) continue; // deleted meanwhile: its results go with it
-    if (!touched.has(entry))
-      touched.set(entry, { rec: snapshot(entry.rec), hb: entry.hb && { ...entry.hb } });
-    const write = applyOne(entry, result);
-    if (!write) continue;
-    writes.push(write.write);
+    if (!entry) {
+      refuse(i, notFound('the check no longer exists'));
+      return;
+    }
+    if ('version' in result && result.version !== undefined && result.version !== entry.version) return;
+    if (!touched.has(entry)) {
+      touched.add(entry);
+      const before = { rec: snapshot(entry.rec), hb: entry.hb && { ...entry.hb } };
+      tx.onRollback(() => {
+        Object.assign(entry.rec, before.rec);
+        entry.hb = before.hb;
+      });
+    }
+    const applied = applyOne(entry, result);
+    if (!applied) {
+      if (result.type === 'ping') refuse(i, notFound('this check takes no pings'));
+      return;
+    }
+    // Written at once: a check deleted earlier in this transaction has no row, and gets nothing.
+    if (!writeRun(tx.db, applied.write)) {
+      refuse(i, notFound('the check no longer exists'));
+      return;
+    }
     keys.add(liveKeys.service(entry.rec.service));
-    if (write.transition) {
+    if (applied.transition) {
       keys.add(liveKeys.overview);
-      events.push(transitionEvent(entry.rec, write.transition, result.ts, write.detail));
+      events.push(transitionEvent(entry.rec, applied.transition, result.ts, applied.detail));
     }
-    if (write.write.run) ctx.onRun(entry.rec.kind, write.write.run.status);
-  }
-  if (touched.size === 0) return;
-  tx.onRollback(() => {
-    for (const [entry, before] of touched) {
-      Object.assign(entry.rec, before.rec);
-      entry.hb = before.hb;
-    }
+    if (applied.write.run) runs.push({ kind: entry.rec.kind, status: applied.write.run.status });
   });
-  // Records are written once all results are applied: each row gets its check's state after the batch.
-  ctx.writeRuns(tx, writes);
+  if (touched.size === 0) return;
   ctx.dispatch(tx, events);
   tx.invalidate(...keys);
   tx.afterCommit(() => {
-    for (const entry of touched.keys())
+    for (const entry of touched)
       if (entry.hb && ctx.entry(entry.rec.id) === entry) ctx.scheduleDeadline(entry);
+    for (const run of runs) ctx.onRun(run.kind, run.status);
   });
 }
 
@@ -190,7 +208,8 @@ function transitionEvent(rec: CheckRecord, t: Transition, ts: number, detail: st
     kind: rec.kind,
     from: t.from,
     to: t.to,
-    recovered: t.recovered === true || (t.from === 'down' && t.to !== 'down'),
+    // Down to unknown (an agent went silent) is no recovery: that comes with the later unknown → up.
+    recovered: t.recovered === true || (t.from === 'down' && t.to !== 'down' && t.to !== 'unknown'),
     ts,
     detail,
   };

@@ -21,46 +21,47 @@ export type RunWrite = { record: CheckRecord; run: StoredRun | null; changes: Ch
 export const RAW_KEEP_MS = 2 * DAY;
 export const BEATS = 90;
 
-/** Writes a batch of run results in one writer job. A check deleted meanwhile drops its results. */
-export function writeRuns(db: DatabaseSync, items: RunWrite[]): void {
-  const update = statement(
+/**
+ * Writes one result inside a writer job: the check's new state, its run with rollups, its changes.
+ * False when the check's row is gone (deleted earlier in the same transaction): nothing is written.
+ */
+export function writeRun(db: DatabaseSync, { record: c, run, changes }: RunWrite): boolean {
+  const s = c.state;
+  const result = statement(
     db,
     `UPDATE checks SET status = ?, since = ?, fail_streak = ?, ok_streak = ?, ok_since = ?, last_run_at = ?,
        last_latency_ms = ?, last_detail = ?, last_value = ?, expiry_kind = ?, expiry_expires = ?, expiry_seen = ?,
-       expiry_state = ?, last_ping_at = ?, started_at = ?
+       expiry_state = ?, last_ping_at = ?, started_at = ?, expected_at = ?
      WHERE id = ?`,
+  ).run(
+    s.status,
+    s.since,
+    s.failStreak,
+    s.okStreak,
+    s.okSince,
+    c.lastRunAt,
+    c.lastLatencyMs,
+    c.lastDetail,
+    c.lastValue,
+    c.expiry?.kind ?? null,
+    c.expiry?.expires ?? null,
+    c.expiry?.seen ?? null,
+    c.expiryState,
+    c.lastPingAt,
+    c.startedAt,
+    c.expectedAt,
+    c.id,
   );
-  const insert = statement(
-    db,
-    'INSERT INTO check_runs (check_id, ts, status, latency_ms, detail, value) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  for (const { record: c, run, changes } of items) {
-    const s = c.state;
-    const result = update.run(
-      s.status,
-      s.since,
-      s.failStreak,
-      s.okStreak,
-      s.okSince,
-      c.lastRunAt,
-      c.lastLatencyMs,
-      c.lastDetail,
-      c.lastValue,
-      c.expiry?.kind ?? null,
-      c.expiry?.expires ?? null,
-      c.expiry?.seen ?? null,
-      c.expiryState,
-      c.lastPingAt,
-      c.startedAt,
-      c.id,
-    );
-    if (Number(result.changes) === 0) continue;
-    if (run) {
-      insert.run(run.checkId, run.ts, run.status, run.latencyMs, run.detail, run.value);
-      addToRollups(db, run);
-    }
-    for (const change of changes) insertChange(db, change);
+  if (Number(result.changes) === 0) return false;
+  if (run) {
+    statement(
+      db,
+      'INSERT INTO check_runs (check_id, ts, status, latency_ms, detail, value) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(run.checkId, run.ts, run.status, run.latencyMs, run.detail, run.value);
+    addToRollups(db, run);
   }
+  for (const change of changes) insertChange(db, change);
+  return true;
 }
 
 /** Deletes old raw runs of the given checks: up runs after 2 days (keeping the newest 90), failures after `failuresKeepMs`. */

@@ -91,3 +91,12 @@ test('stop halts runs', async () => {
   await clock.advance(100);
   assert.equal(n, 0);
 });
+
+test('rescheduling one id many times keeps the heap small', () => {
+  const clock = new FakeClock(0);
+  const scheduler = new Scheduler({ clock, concurrency: 1, run: () => {} });
+  for (let i = 0; i < 100_000; i++) scheduler.set('beat', 1000 + i, true);
+  const heap = (scheduler as unknown as { heap: unknown[] }).heap;
+  assert.ok(heap.length <= 2048, `heap holds ${heap.length} entries for one id`);
+  assert.equal(scheduler.size, 1);
+});

@@ -40,10 +40,19 @@ export class Scheduler {
     const gen = ++this.gen;
     this.current.set(id, gen);
     push(this.heap, { at, id, gen, deadline });
+    // Replaced times stay in the heap until they reach the top: a heartbeat pinged in a loop would
+    // grow it without end. Rebuild it from the live entries when most of it is stale.
+    if (this.heap.length > 1024 && this.heap.length > 2 * this.current.size) this.compact();
     if (!this.running) return;
     // Due now (a new or changed check): start it without waiting for a timer.
     if (at <= this.options.clock.now()) this.tick();
     else if (at < this.timerAt) this.arm();
+  }
+
+  private compact(): void {
+    const live = this.heap.filter((e) => this.current.get(e.id) === e.gen);
+    this.heap.length = 0;
+    for (const entry of live) push(this.heap, entry);
   }
 
   remove(id: string): void {

@@ -134,14 +134,17 @@ export function insertCheck(db: DatabaseSync, c: CheckRecord): void {
   );
 }
 
-/** Replaces a check's definition; `resetExpiry` forgets the observed expiry (target changed). */
+/**
+ * Replaces a check's definition; `resetExpiry` forgets the observed expiry (target changed). False when
+ * the check is gone (deleted by a request that came first).
+ */
 export function updateCheckBody(
   db: DatabaseSync,
   c: Pick<CheckRecord, 'id' | 'name' | 'service' | 'kind' | 'body' | 'pingTokenHash' | 'pingTokenFile'>,
   now: number,
   resetExpiry: boolean,
-): void {
-  statement(
+): boolean {
+  const updated = statement(
     db,
     `UPDATE checks SET name = ?, service = ?, kind = ?, body = ?, updated_at = ?, ping_token_hash = ?,
        ping_token_file = ?
@@ -156,6 +159,7 @@ export function updateCheckBody(
     c.pingTokenFile ? 1 : 0,
     c.id,
   );
+  if (Number(updated.changes) === 0) return false;
   if (resetExpiry) {
     statement(
       db,
@@ -163,6 +167,7 @@ export function updateCheckBody(
        WHERE id = ?`,
     ).run(c.id);
   }
+  return true;
 }
 
 /** Removes a check with its runs, rollups and changes. */
@@ -242,23 +247,18 @@ export function insertChange(db: DatabaseSync, c: Change): void {
   ).run(c.checkId, c.service, c.ts, c.status, c.title, c.detail);
 }
 
-/** Stores heartbeats' expected times; runs in the same writer job as their runs (see results.ts). */
-export function writeExpectedTimes(db: DatabaseSync, records: CheckRecord[]): void {
-  const update = statement(db, 'UPDATE checks SET expected_at = ? WHERE id = ?');
-  for (const c of records) if (c.kind === 'heartbeat') update.run(c.expectedAt, c.id);
-}
-
 export function setPingToken(
   db: DatabaseSync,
   id: string,
   hash: string,
   fromFile: boolean,
   made: boolean,
-): void {
-  statement(
+): boolean {
+  const updated = statement(
     db,
     `UPDATE checks SET ping_token_hash = ?, ping_token_file = ?, ping_urls_made = ping_urls_made + ? WHERE id = ?`,
   ).run(hash, fromFile ? 1 : 0, made ? 1 : 0, id);
+  return Number(updated.changes) > 0;
 }
 
 // For the mon.toml loader: collisions with panel checks and the export of panel checks.

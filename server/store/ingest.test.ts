@@ -28,7 +28,7 @@ async function setup(
     ...(options.maxKept === undefined ? {} : { maxKept: options.maxKept }),
     ...(options.maxAcknowledged === undefined ? {} : { maxAcknowledged: options.maxAcknowledged }),
     onQueueFull: () => full++,
-    onDropped: (count) => dropped.push(count),
+    onDropped: (items) => dropped.push(items.length),
     apply: (tx, items) => {
       const insert = tx.db.prepare('INSERT INTO t VALUES (?)');
       for (const v of items) {
@@ -106,14 +106,45 @@ test('unacknowledged items are kept up to a limit, dropping the oldest of them, 
   await store.close();
 });
 
-test('a batch that fails for its own reason rejects its acknowledged items and drops the rest of that batch only', async () => {
+test('a batch that fails for one item of its own is split until that item is alone: only it is lost', async () => {
   const { store, queue, stored, dropped } = await setup('bad');
-  queue.offer(1);
-  const bad = queue.submit(-1);
-  await assert.rejects(bad, /a bad item/);
-  assert.deepEqual(dropped, [1]);
+  const items = [1, 2, 3, -1, 4, 5, -2, 6];
+  const outcomes = Promise.allSettled(
+    items.map((v) => (v === -1 ? queue.submit(v) : Promise.resolve(queue.offer(v)))),
+  );
+  const settled = await outcomes;
+  assert.equal(settled[3]?.status, 'rejected');
+  assert.match(String((settled[3] as PromiseRejectedResult).reason), /a bad item/);
+  await queue.flush();
+  assert.deepEqual(stored(), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(dropped, [1], 'the unacknowledged bad item is dropped alone');
   await queue.submit(7);
-  assert.deepEqual(stored(), [7]);
+  assert.deepEqual(stored(), [1, 2, 3, 4, 5, 6, 7]);
+  await store.close();
+});
+
+test('an item refused by apply answers its own error; the rest of its batch commits', async () => {
+  const store = openStore(`${dir}/refuse.db`);
+  await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER)'));
+  const queue = new IngestQueue<number>({
+    writer: store.writer,
+    windowMs: 0,
+    apply: (tx, items, refuse) =>
+      items.forEach((v, i) => {
+        if (v === 0) refuse(i, new Error('zero is not taken'));
+        else tx.db.prepare('INSERT INTO t VALUES (?)').run(v);
+      }),
+  });
+  const results = await Promise.allSettled([queue.submit(1), queue.submit(0), queue.submit(2)]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  const rows = store.read.prepare('SELECT v FROM t').all() as { v: number }[];
+  assert.deepEqual(
+    rows.map((r) => r.v),
+    [1, 2],
+  );
   await store.close();
 });
 

@@ -1,10 +1,16 @@
 import { type Problem, unavailable } from '../problem.ts';
 import type { Tx, Writer } from './writer.ts';
 
+/** Turns down one item of a batch being written: its caller gets `error`; the rest of the batch goes on. */
+export type Refuse = (index: number, error: unknown) => void;
+
 export type IngestOptions<Item> = {
   writer: Writer;
-  /** Stores a batch of items; runs inside one writer job, so the batch commits or rolls back whole. */
-  apply: (tx: Tx, items: Item[]) => void;
+  /**
+   * Stores a batch of items inside one writer job, so the batch commits or rolls back whole. An item
+   * that cannot be stored for a reason of its own (its check is gone) is turned down with `refuse`.
+   */
+  apply: (tx: Tx, items: Item[], refuse: Refuse) => void;
   /** Items written in one job at most. */
   maxBatch?: number;
   /**
@@ -21,8 +27,8 @@ export type IngestOptions<Item> = {
   retryMs?: number;
   /** A submit refused because the queue is full (feeds `mon_ingest_rejected_total{reason="queue_full"}`). */
   onQueueFull?: () => void;
-  /** Unacknowledged items dropped: storage is far behind, or they cannot be written at all. */
-  onDropped?: (count: number, why: string) => void;
+  /** Unacknowledged items dropped: storage is far behind, they failed on their own, or the server stops. */
+  onDropped?: (items: Item[], why: string) => void;
 };
 
 type Waiting<Item> = {
@@ -33,14 +39,15 @@ type Waiting<Item> = {
 
 /**
  * Honest acknowledgement for inbound data (DESIGN rule 1), in front of the writer. Items queue in
- * order and go to storage in batches: one writer job at a time takes everything waiting when it runs,
- * so data arriving one item at a time under load shares transactions.
+ * order and go to storage in batches: one writer job at a time takes everything waiting when it runs.
  *
  * - `submit(item)` is acknowledged: it resolves once the item is committed, and rejects with 503
  *   (Retry-After) when the queue is full or storage cannot take it. A refused item changes nothing.
  * - `offer(item)` is for data nobody waits on (the server's own check results): kept in memory while
  *   storage is busy, in order, up to `maxKept`; beyond that the oldest unacknowledged items are dropped.
  *   An acknowledged item is never dropped.
+ * - A batch that fails for a reason of its own (not storage) is split in halves and tried again until
+ *   the failing item is alone: one bad item costs only itself.
  */
 export class IngestQueue<Item> {
   private readonly options: Required<Omit<IngestOptions<Item>, 'onQueueFull' | 'onDropped'>> &
@@ -51,6 +58,9 @@ export class IngestQueue<Item> {
   private retryTimer: NodeJS.Timeout | null = null;
   private windowTimer: NodeJS.Timeout | null = null;
   private lastWriteAt = 0;
+  /** Items at the front that were in a failed batch, and the batch size while they are split. */
+  private suspects = 0;
+  private splitSize = 0;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
 
@@ -87,8 +97,7 @@ export class IngestQueue<Item> {
   /** Stores `item` when storage can; nobody waits for it. */
   offer(item: Item): void {
     if (this.closed) return;
-    const kept = this.pending.length - this.acknowledged;
-    if (kept >= this.options.maxKept) this.dropOldestKept();
+    if (this.pending.length - this.acknowledged >= this.options.maxKept) this.dropOldestKept();
     this.pending.push({ item, ack: null });
     this.pump();
   }
@@ -101,13 +110,14 @@ export class IngestQueue<Item> {
 
   /** Tries once more to store what waits, then refuses new items; what storage still cannot take is dropped. */
   async close(): Promise<void> {
-    for (const timer of [this.retryTimer, this.windowTimer]) if (timer) clearTimeout(timer);
-    this.retryTimer = null;
-    this.windowTimer = null;
+    this.clearTimers();
     this.write();
     await this.flush();
     this.closed = true;
-    this.refuse(unavailable(5, 'the server is shutting down'), true);
+    this.clearTimers();
+    const left = this.refuse(unavailable(5, 'the server is shutting down'));
+    if (left.length > 0) this.options.onDropped?.(left, 'the server stopped before storage took them');
+    this.pending = [];
   }
 
   private pump(): void {
@@ -124,64 +134,83 @@ export class IngestQueue<Item> {
       this.windowTimer = null;
       this.write();
     }, wait);
+    this.windowTimer.unref();
   }
 
   private write(): void {
     if (this.inFlight || this.pending.length === 0) return;
     let taken: Waiting<Item>[] = [];
+    const refused = new Map<number, unknown>();
     const job = this.options.writer.run((_db, tx) => {
       // Takes what waits when the job runs, not when it was queued: later arrivals share the commit.
-      taken = this.pending.splice(0, this.options.maxBatch);
+      const size = this.suspects > 0 ? this.splitSize : this.options.maxBatch;
+      taken = this.pending.splice(0, size);
       this.options.apply(
         tx,
         taken.map((w) => w.item),
+        (index, error) => refused.set(index, error),
       );
     });
     this.inFlight = job.then(
       () => {
         this.inFlight = null;
         this.lastWriteAt = Date.now();
-        for (const w of taken) this.settle(w, null);
+        this.suspects = Math.max(0, this.suspects - taken.length);
+        taken.forEach((w, i) => {
+          this.settle(w, refused.has(i) ? refused.get(i) : null);
+        });
         this.pump();
         this.notifyIdle();
       },
       (error: unknown) => {
         this.inFlight = null;
-        for (const w of taken) this.settle(w, error);
-        const kept = taken.filter((w) => w.ack === null);
-        if ((error as Problem).status === 503) {
-          // Storage refused (full queue, lock held elsewhere, disk full): the unacknowledged items go
-          // back in front, in order, and are tried again shortly; acknowledged ones answer 503 now.
-          this.pending.unshift(...kept);
-          this.refuse(error, false);
-          if (this.pending.length > 0 && !this.closed) {
-            this.retryTimer = setTimeout(() => {
-              this.retryTimer = null;
-              this.pump();
-            }, this.options.retryMs);
-          }
-        } else {
-          // Any other failure would fail again: these items are dropped, the rest go on.
-          if (kept.length > 0)
-            this.options.onDropped?.(kept.length, String((error as Error)?.message ?? error));
-          this.pump();
-        }
+        if ((error as Problem).status === 503) this.storageRefused(taken, error);
+        else this.batchFailed(taken, error);
         this.notifyIdle();
       },
     );
   }
 
-  /** Rejects every acknowledged item waiting; `dropKept` also drops the unacknowledged ones. */
-  private refuse(error: unknown, dropKept: boolean): void {
+  /**
+   * Storage refused (full queue, lock held elsewhere, disk full): acknowledged items answer 503 now;
+   * the others go back in front, in order, and are tried again shortly.
+   */
+  private storageRefused(taken: Waiting<Item>[], error: unknown): void {
+    for (const w of taken) this.settle(w, error);
+    this.pending.unshift(...taken.filter((w) => w.ack === null));
+    this.refuse(error);
+    if (this.pending.length === 0 || this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.pump();
+    }, this.options.retryMs);
+    this.retryTimer.unref();
+  }
+
+  /** The batch failed for a reason of its own: split it until the item that fails is alone. */
+  private batchFailed(taken: Waiting<Item>[], error: unknown): void {
+    if (taken.length > 1) {
+      this.pending.unshift(...taken);
+      this.suspects = Math.max(this.suspects, taken.length);
+      this.splitSize = Math.ceil(taken.length / 2);
+    } else {
+      const [w] = taken;
+      this.suspects = Math.max(0, this.suspects - 1);
+      if (w?.ack) this.settle(w, error);
+      else if (w) this.options.onDropped?.([w.item], String((error as Error)?.message ?? error));
+    }
+    this.pump();
+  }
+
+  /** Rejects every acknowledged item waiting; returns the unacknowledged ones left. */
+  private refuse(error: unknown): Item[] {
     const kept: Waiting<Item>[] = [];
     for (const w of this.pending) {
       if (w.ack) this.settle(w, error);
       else kept.push(w);
     }
-    if (dropKept && kept.length > 0) {
-      this.options.onDropped?.(kept.length, String((error as Error).message ?? error));
-      this.pending = [];
-    } else this.pending = kept;
+    this.pending = kept;
+    return kept.map((w) => w.item);
   }
 
   private settle(w: Waiting<Item>, error: unknown): void {
@@ -194,13 +223,19 @@ export class IngestQueue<Item> {
   private dropOldestKept(): void {
     const i = this.pending.findIndex((w) => w.ack === null);
     if (i < 0) return;
-    this.pending.splice(i, 1);
-    this.options.onDropped?.(1, 'storage is too far behind');
+    const [w] = this.pending.splice(i, 1);
+    this.options.onDropped?.([w!.item], 'storage is too far behind');
+  }
+
+  private clearTimers(): void {
+    for (const timer of [this.retryTimer, this.windowTimer]) if (timer) clearTimeout(timer);
+    this.retryTimer = null;
+    this.windowTimer = null;
   }
 
   private notifyIdle(): void {
-    if (this.pending.length > 0 && !this.retryTimer && !this.closed) return;
     if (this.inFlight) return;
+    if (this.pending.length > 0 && !this.retryTimer && !this.closed) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();

@@ -200,3 +200,18 @@ test('a writer job must be synchronous', async () => {
   await assert.rejects(store.writer.run(job), /must be synchronous/);
   await store.close();
 });
+
+test('an idle writer notices a lock held elsewhere within about a second, and its release', async () => {
+  const store = openStore(`${dir}/idle-lock.db`);
+  await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER)'));
+  const other = new DatabaseSync(`${dir}/idle-lock.db`);
+  other.exec('BEGIN IMMEDIATE');
+  assert.equal(store.writable(), true, 'a lock just taken is not yet a problem');
+  await new Promise((r) => setTimeout(r, 1400));
+  assert.equal(store.writable(), false);
+  other.exec('ROLLBACK');
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(store.writable(), true);
+  other.close();
+  await store.close();
+});

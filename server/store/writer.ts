@@ -61,6 +61,7 @@ export type WriterOptions = {
 /** First retry after a lock held elsewhere; doubles up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 10;
 const MAX_RETRY_MS = 200;
+const PROBE_MS = 250;
 
 /**
  * The single writer (DESIGN rule 1). Callers enqueue synchronous functions; the writer runs a batch
@@ -89,6 +90,7 @@ export class Writer {
   private retryMs = 0;
   /** When the writer first found the database locked by someone else, until it gets the lock. */
   private blockedSince: number | null = null;
+  private readonly prober: NodeJS.Timeout;
   /** Why the last transaction failed to commit, until one commits again. */
   failure: string | null = null;
 
@@ -101,6 +103,8 @@ export class Writer {
     this.onQueueFull = options.onQueueFull ?? (() => {});
     this.onFailure = options.onFailure ?? (() => {});
     this.onInvalidate = options.onInvalidate ?? (() => {});
+    this.prober = setInterval(() => this.probe(), PROBE_MS);
+    this.prober.unref();
   }
 
   /** Queues `fn`; resolves with its result once committed. Rejects with a 503 Problem when storage cannot take it. */
@@ -126,25 +130,24 @@ export class Writer {
     return this.blockedSince !== null && Date.now() - this.blockedSince >= ms;
   }
 
-  /**
-   * True when a write could begin now or the writer is not known to be blocked: an idle writer that
-   * was blocked checks the lock again without waiting for it.
-   */
+  /** False after a failed commit (until one succeeds) or while another process has held the lock for a second. */
   canWrite(): boolean {
-    if (this.closed || this.failure !== null) return false;
-    if (this.blockedSince === null) return true;
-    if (this.queue.length === 0 && !this.db.isTransaction) {
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-        this.db.exec('ROLLBACK');
-        this.blockedSince = null;
-        this.retryMs = 0;
-        return true;
-      } catch {
-        // Still held elsewhere.
-      }
+    return !this.closed && this.failure === null && !this.blocked();
+  }
+
+  /**
+   * An idle writer looks at the lock every `PROBE_MS`, so that health reports a lock held elsewhere
+   * even when nothing is being written.
+   */
+  private probe(): void {
+    if (this.closed || this.queue.length > 0 || this.db.isTransaction) return;
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.db.exec('ROLLBACK');
+      this.blockedSince = null;
+    } catch (error) {
+      if (isStorageError(error)) this.blockedSince ??= Date.now();
     }
-    return !this.blocked();
   }
 
   /** True when jobs have waited more than `ms` without a commit: the writer is stuck. */
@@ -164,6 +167,7 @@ export class Writer {
     await this.flush();
     this.closed = true;
     this.cancelCommit?.();
+    clearInterval(this.prober);
   }
 
   private schedule(): void {

@@ -31,15 +31,48 @@ type Job = {
   enqueuedAt: number;
 };
 
-/** A job that ran in the open transaction, with what waits for the commit. */
-type Ran = {
-  job: Job;
-  ok: boolean;
+/**
+ * A job that ran in the open transaction, with what waits for the commit; it is also the job's `tx`.
+ * One object per job, lists made only when used: the writer runs hundreds of thousands of jobs a second.
+ */
+class Ran implements Tx {
+  readonly db: DatabaseSync;
+  readonly job: Job;
+  ok = true;
   value: unknown;
-  after: (() => void)[];
-  undo: (() => void)[];
-  keys: LiveKey[];
-};
+  after: (() => void)[] | null = null;
+  undo: (() => void)[] | null = null;
+  keys: LiveKey[] | null = null;
+
+  constructor(db: DatabaseSync, job: Job) {
+    this.db = db;
+    this.job = job;
+  }
+
+  afterCommit(fn: () => void): void {
+    this.after ??= [];
+    this.after.push(fn);
+  }
+
+  onRollback(fn: () => void): void {
+    this.undo ??= [];
+    this.undo.push(fn);
+  }
+
+  invalidate(...keys: LiveKey[]): void {
+    this.keys ??= [];
+    this.keys.push(...keys);
+  }
+
+  /** Undoes the job's in-memory changes, newest first, and forgets what waited for the commit. */
+  rollBack(): void {
+    const fns = this.undo ?? [];
+    for (let i = fns.length - 1; i >= 0; i--) fns[i]!();
+    this.after = null;
+    this.undo = null;
+    this.keys = null;
+  }
+}
 
 export type WriterOptions = {
   /** Queued jobs beyond this answer 503 with Retry-After. */
@@ -207,7 +240,7 @@ export class Writer {
       } catch {
         // The connection rolls back on its own when it cannot; nothing more to do here.
       }
-      for (const r of ran.reverse()) undo(r.undo);
+      for (const r of ran.reverse()) r.rollBack();
       this.failure = (error as Error).message;
       this.onFailure(error);
       const refusal = unavailable(5, 'storage cannot take writes right now');
@@ -221,8 +254,8 @@ export class Writer {
     const keys = new Set<LiveKey>();
     for (const r of ran) {
       if (!r.ok) continue;
-      for (const key of r.keys) keys.add(key);
-      for (const fn of r.after) {
+      for (const key of r.keys ?? []) keys.add(key);
+      for (const fn of r.after ?? []) {
         try {
           fn();
         } catch (error) {
@@ -264,25 +297,19 @@ export class Writer {
   }
 
   private runJob(job: Job): Ran {
-    const ran: Ran = { job, ok: true, value: undefined, after: [], undo: [], keys: [] };
-    const tx: Tx = {
-      db: this.db,
-      afterCommit: (fn) => ran.after.push(fn),
-      onRollback: (fn) => ran.undo.push(fn),
-      invalidate: (...keys) => ran.keys.push(...keys),
-    };
+    const ran = new Ran(this.db, job);
     this.db.exec('SAVEPOINT job');
     try {
-      const value = job.fn(this.db, tx);
+      const value = job.fn(this.db, ran);
       if (value && typeof (value as PromiseLike<unknown>).then === 'function') {
         throw new Error('a writer job must be synchronous');
       }
       this.db.exec('RELEASE job');
       ran.value = value;
     } catch (error) {
+      ran.rollBack();
       // A storage failure inside a job (disk full) may have ended the transaction: the savepoint is
       // then gone, and the job's error fails the whole batch.
-      undo(ran.undo);
       try {
         this.db.exec('ROLLBACK TO job');
         this.db.exec('RELEASE job');
@@ -291,9 +318,6 @@ export class Writer {
       }
       ran.ok = false;
       ran.value = isStorageError(error) ? unavailable(5, 'storage cannot take writes right now') : error;
-      ran.after = [];
-      ran.undo = [];
-      ran.keys = [];
     }
     return ran;
   }
@@ -308,9 +332,4 @@ export class Writer {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
-}
-
-/** Runs undo functions newest first. */
-function undo(fns: (() => void)[]): void {
-  for (let i = fns.length - 1; i >= 0; i--) fns[i]!();
 }

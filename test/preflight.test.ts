@@ -15,16 +15,16 @@ test('preflight with every package installed does nothing', () => {
 });
 
 test('preflight as root with apt-get installs the missing packages, saying what and why in one line', () => {
-  const todo = plan([chromium, prometheus], { root: true, apt: true });
-  assert.equal(todo.action, 'install');
-  if (todo.action !== 'install') return;
+  const decided = plan([chromium, prometheus], { root: true, apt: true });
+  assert.equal(decided.action, 'install');
+  if (decided.action !== 'install') return;
   assert.equal(
-    todo.notice,
+    decided.notice,
     "npm test: installing chromium prometheus with apt-get; the tests run chromium (the panel's browser tests), " +
       'promtool (lints the /metrics text)',
   );
-  assert.ok(!todo.notice.includes('\n'));
-  assert.deepEqual(todo.commands, [
+  assert.ok(!decided.notice.includes('\n'));
+  assert.deepEqual(decided.commands, [
     ['apt-get', 'update', '-qq', '-o', 'DPkg::Lock::Timeout=600'],
     [
       'apt-get',

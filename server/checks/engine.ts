@@ -1,11 +1,12 @@
 import { withDefaults } from '../../protocol/check.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { notFound } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import { expectedAfter, heartbeatDeadline } from './heartbeats.ts';
 import { reconcileFile } from './manage.ts';
 import { pruneResults } from './prune.ts';
-import { applyResults, type CheckResult, type Entry } from './record.ts';
+import { applyResults, type CheckResult, type Entry, type RecordContext } from './record.ts';
 import { HOUR } from './rollups.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
 import { runners as defaultRunners } from './runners/index.ts';
@@ -66,23 +67,18 @@ export class CheckEngine {
       run: (id, at) => this.due(id, at),
       ...(options.onStart ? { onStart: options.onStart } : {}),
     });
+    const record: RecordContext = {
+      entry: (id) => this.entries.get(id),
+      dispatch: (tx, events) => deps.events.dispatch(tx, events, deps.clock.now()),
+      scheduleDeadline: (entry) => this.scheduleDeadline(entry),
+      onRun: (kind, status) => deps.metrics.checkRuns.inc({ kind, status }),
+    };
     this.results = deps.store.ingestQueue<CheckResult>({
       maxKept: MAX_KEPT_RESULTS,
       onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
       // A dropped miss leaves its heartbeat's fallback deadline in place (see `due`).
       onDropped: (items, why) => deps.log.warn('check results dropped', { count: items.length, why }),
-      apply: (tx, items, refuse) =>
-        applyResults(
-          {
-            entry: (id) => this.entries.get(id),
-            dispatch: (t, events) => deps.events.dispatch(t, events, deps.clock.now()),
-            scheduleDeadline: (entry) => this.scheduleDeadline(entry),
-            onRun: (kind, status) => deps.metrics.checkRuns.inc({ kind, status }),
-          },
-          tx,
-          items,
-          refuse,
-        ),
+      apply: (tx, items, refuse) => applyResults(record, tx, items, refuse),
     });
   }
 
@@ -284,7 +280,7 @@ export class CheckEngine {
     detail: string,
     latencyMs: number | null,
   ): Promise<void> {
-    if (!entry.hb) return Promise.resolve();
+    if (!entry.hb) return Promise.reject(notFound('this check takes no pings'));
     const ts = this.deps.clock.now();
     return this.results.submit({ type: 'ping', checkId: entry.rec.id, ts, ping, detail, latencyMs });
   }

@@ -90,14 +90,14 @@ export function missingOf(needs: readonly Need[]): Need[] {
 
 export function main(needs: readonly Need[]): number {
   const missing = missingOf(needs);
-  const todo = plan(missing, { root: process.getuid?.() === 0, apt: onPath('apt-get') });
-  if (todo.action === 'none') return 0;
-  if (todo.action === 'stop') {
-    console.error(todo.message);
+  const decided = plan(missing, { root: process.getuid?.() === 0, apt: onPath('apt-get') });
+  if (decided.action === 'none') return 0;
+  if (decided.action === 'stop') {
+    console.error(decided.message);
     return 1;
   }
-  console.log(todo.notice);
-  for (const [command, ...args] of todo.commands) {
+  console.log(decided.notice);
+  for (const [command, ...args] of decided.commands) {
     const run = spawnSync(command!, args, {
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
       encoding: 'utf8',

@@ -6,7 +6,8 @@ import type { FieldsProps } from './KindFields.tsx';
  * When and where a check runs: its interval (or a heartbeat's cron schedule and time zone), the
  * timeout (a heartbeat's grace time), and the agent host it runs from.
  */
-export function ScheduleFields({ state, set, form, shown }: FieldsProps) {
+export function ScheduleFields(props: FieldsProps) {
+  const { state, set, form, shown } = props;
   const heartbeat = state.kind === 'heartbeat';
   return (
     <>
@@ -33,79 +34,104 @@ export function ScheduleFields({ state, set, form, shown }: FieldsProps) {
       ) : null}
       <div className="row">
         {shown.has('everyMs') ? (
-          <Field
-            {...form.field('everyMs')}
+          <TextField
+            {...props}
+            path="everyMs"
+            field="every"
             label={heartbeat ? 'Expected every' : 'Run every'}
             hint="e.g. 30s, 5m, 1h; at least 10s"
-          >
-            <input
-              {...form.control('everyMs', { hint: true })}
-              value={state.every}
-              onChange={(ev) => set('every', ev.target.value)}
-            />
-          </Field>
+          />
         ) : null}
         {shown.has('cron') ? (
-          <Field
-            {...form.field('cron')}
+          <TextField
+            {...props}
+            path="cron"
+            field="cron"
             label="Cron expression"
             hint="five fields: minute hour day month weekday"
-          >
-            <input
-              {...form.control('cron', { hint: true })}
-              value={state.cron}
-              placeholder="0 3 * * *"
-              onChange={(ev) => set('cron', ev.target.value)}
-              spellCheck={false}
-            />
-          </Field>
+            example="0 3 * * *"
+            code
+          />
         ) : null}
         {shown.has('timezone') ? (
-          <Field {...form.field('timezone')} label="Time zone" hint="IANA name; UTC when empty">
-            <input
-              {...form.control('timezone', { hint: true })}
-              value={state.timezone}
-              placeholder="UTC"
-              onChange={(ev) => set('timezone', ev.target.value)}
-              spellCheck={false}
-            />
-          </Field>
+          <TextField
+            {...props}
+            path="timezone"
+            field="timezone"
+            label="Time zone"
+            hint="IANA name; UTC when empty"
+            example="UTC"
+            code
+          />
         ) : null}
         {shown.has('graceMs') ? (
-          <Field {...form.field('graceMs')} label="Grace time" hint="how late a ping may be; 5m when empty">
-            <input
-              {...form.control('graceMs', { hint: true })}
-              value={state.grace}
-              placeholder="5m"
-              onChange={(ev) => set('grace', ev.target.value)}
-            />
-          </Field>
+          <TextField
+            {...props}
+            path="graceMs"
+            field="grace"
+            label="Grace time"
+            hint="how late a ping may be; 5m when empty"
+            example="5m"
+          />
         ) : null}
         {shown.has('timeoutMs') ? (
-          <Field {...form.field('timeoutMs')} label="Timeout" hint="10s when empty">
-            <input
-              {...form.control('timeoutMs', { hint: true })}
-              value={state.timeout}
-              placeholder="10s"
-              onChange={(ev) => set('timeout', ev.target.value)}
-            />
-          </Field>
+          <TextField
+            {...props}
+            path="timeoutMs"
+            field="timeout"
+            label="Timeout"
+            hint="10s when empty"
+            example="10s"
+          />
         ) : null}
         {shown.has('from') ? (
-          <Field
-            {...form.field('from')}
+          <TextField
+            {...props}
+            path="from"
+            field="from"
             label="Run from host"
             hint="an agent's host name; the server when empty"
-          >
-            <input
-              {...form.control('from', { hint: true })}
-              value={state.from}
-              onChange={(ev) => set('from', ev.target.value)}
-              spellCheck={false}
-            />
-          </Field>
+            code
+          />
         ) : null}
       </div>
     </>
+  );
+}
+
+type TextKey = 'every' | 'cron' | 'timezone' | 'grace' | 'timeout' | 'from';
+
+/**
+ * One text field of the schedule: `path` is the API field its errors name, `field` the form state it
+ * edits, `example` the text shown while it is empty, `code` for values that are not words (no spell check).
+ */
+function TextField({
+  state,
+  set,
+  form,
+  path,
+  field,
+  label,
+  hint,
+  example,
+  code = false,
+}: FieldsProps & {
+  path: string;
+  field: TextKey;
+  label: string;
+  hint: string;
+  example?: string;
+  code?: boolean;
+}) {
+  return (
+    <Field {...form.field(path)} label={label} hint={hint}>
+      <input
+        {...form.control(path, { hint: true })}
+        value={state[field]}
+        {...(example === undefined ? {} : { placeholder: example })}
+        onChange={(ev) => set(field, ev.target.value)}
+        {...(code ? { spellCheck: false } : {})}
+      />
+    </Field>
   );
 }

@@ -6,7 +6,7 @@ import type { Authenticator } from './auth/access.ts';
 import { createAccounts } from './auth/feature.ts';
 import type { EngineOptions } from './checks/engine.ts';
 import { createChecks } from './checks/feature.ts';
-import { panelCheckNames, panelChecksForExport, panelServiceNames } from './checks/store.ts';
+import { checksForExport, panelCheckNames, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { configFeature } from './config/feature.ts';
 import type { ConfigService } from './config/service.ts';
@@ -69,9 +69,9 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       path: options.configPath,
       env: options.env,
       log,
-      // Names the file must not take, and panel checks for the export: both live in the database.
+      // Names the file must not take, and checks for the export: both live in the database.
       names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
-      panelChecks: () => panelChecksForExport(store),
+      storedChecks: () => checksForExport(store),
       // A reload or a rejected file can change any screen (and the panel's config-error banner).
       onStatus: () => bus.publish(liveKeys.all),
     });

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,4 +50,13 @@ export async function createTestServer(
       remove();
     },
   };
+}
+
+/** Polls `condition` every 20 ms for at most `ms` of real time; fails with `what` when it never holds. */
+export async function within(ms: number, what: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -10,6 +10,7 @@ import { durationSchema, formatDuration } from '../config/durations.ts';
 import { DAY, text } from '../config/fields.ts';
 import type { Path, PathError } from '../config/paths.ts';
 import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
+import { fileHashPattern, hashForFile, hashFromFile, hashToken } from './ping-tokens.ts';
 
 /**
  * The `[[check]]` section of mon.toml: checks and heartbeats, translated to the API's check body so
@@ -18,8 +19,17 @@ import { type Built, configSection, type SecretSpot, type TomlTable } from '../c
  * config/collisions.ts.
  */
 
-/** A `[[check]]` of the file, translated to the API's check body. `index` is its position in the file. */
-export type FileCheck = { index: number; body: CheckBody; pingToken: string | null };
+/**
+ * A `[[check]]` of the file, translated to the API's check body. `index` is its position in the file.
+ * A heartbeat's token comes as `ping_token` (`pingToken`) or as `ping_token_hash`; `pingTokenHash` is
+ * its stored form (ping-tokens.ts) either way.
+ */
+export type FileCheck = {
+  index: number;
+  body: CheckBody;
+  pingToken: string | null;
+  pingTokenHash: string | null;
+};
 
 const fileAssertionSchema = z.strictObject({
   status: z
@@ -61,6 +71,10 @@ const fileCheckSchema = z.strictObject({
     .string()
     .regex(/^btp_[A-Za-z0-9_-]{20,200}$/, 'must be btp_ followed by at least 20 letters, digits, _ or -')
     .optional(),
+  ping_token_hash: z
+    .string()
+    .regex(fileHashPattern, 'must be sha256: followed by 64 lowercase hex digits, as the export writes it')
+    .optional(),
   cron: z.string().optional(),
   timezone: z.string().optional(),
   grace: durationSchema({ min: 0, max: 7 * DAY }).optional(),
@@ -83,10 +97,14 @@ export const checkSection = configSection({
     return { value, errors };
   },
   empty: (): FileCheck[] => [],
-  toToml(value, { panelChecks }): TomlTable {
+  toToml(value, { stored }): TomlTable {
+    // A heartbeat without a token in the file keeps the URL made in the panel through its stored hash.
+    const hashes = new Map(stored.map((c) => [c.body.name, c.pingTokenHash]));
     const check = [
-      ...value.map((c) => bodyToFileCheck(c.body, c.pingToken)),
-      ...panelChecks.map((c) => bodyToFileCheck(c.body, c.pingToken)),
+      ...value.map((c) =>
+        bodyToFileCheck(c.body, c.pingToken, c.pingTokenHash ?? hashes.get(c.body.name) ?? null),
+      ),
+      ...stored.filter((c) => !c.managed).map((c) => bodyToFileCheck(c.body, null, c.pingTokenHash)),
     ];
     return check.length > 0 ? { check } : {};
   },
@@ -169,8 +187,13 @@ export function fileCheckToBody(
   if (errors.length > 0) return { errors };
 
   const kind = targetKey === undefined ? 'heartbeat' : targetKey === 'url' ? 'http' : targetKey;
-  if (input.ping_token !== undefined && kind !== 'heartbeat') {
-    errors.push({ path: at('ping_token'), message: 'only heartbeats take a ping_token' });
+  for (const key of ['ping_token', 'ping_token_hash'] as const) {
+    if (input[key] !== undefined && kind !== 'heartbeat') {
+      errors.push({ path: at(key), message: `only heartbeats take a ${key}` });
+    }
+  }
+  if (input.ping_token !== undefined && input.ping_token_hash !== undefined) {
+    errors.push({ path: at('ping_token_hash'), message: 'give ping_token or ping_token_hash, not both' });
   }
   const body: CheckBody = { name: input.name, service: input.service, kind };
   if (targetKey) body.target = input[targetKey]!;
@@ -200,7 +223,14 @@ export function fileCheckToBody(
     }
   }
   if (errors.length > 0) return { errors };
-  return { check: { index, body: parsed.data!, pingToken: input.ping_token ?? null }, errors };
+  const pingToken = input.ping_token ?? null;
+  const pingTokenHash =
+    pingToken !== null
+      ? hashToken(pingToken)
+      : input.ping_token_hash !== undefined
+        ? hashFromFile(input.ping_token_hash)
+        : null;
+  return { check: { index, body: parsed.data!, pingToken, pingTokenHash }, errors };
 }
 
 function toAssertion(a: FileAssertion): Assertion {
@@ -215,8 +245,15 @@ function toAssertion(a: FileAssertion): Assertion {
   return out;
 }
 
-/** The `[[check]]` table of a check body: the inverse of `fileCheckToBody`. */
-export function bodyToFileCheck(body: CheckBody, pingToken: string | null): Record<string, unknown> {
+/**
+ * The `[[check]]` table of a check body: the inverse of `fileCheckToBody`. A heartbeat's token is
+ * written as `ping_token` when known, else as `ping_token_hash` from its stored hash.
+ */
+export function bodyToFileCheck(
+  body: CheckBody,
+  pingToken: string | null,
+  pingTokenHash: string | null = null,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { name: body.name, service: body.service };
   if (body.kind !== 'heartbeat' && body.target != null)
     out[body.kind === 'http' ? 'url' : body.kind] = body.target;
@@ -228,6 +265,8 @@ export function bodyToFileCheck(body: CheckBody, pingToken: string | null): Reco
   if (body.timezone != null) out.timezone = body.timezone;
   if (body.graceMs != null) out.grace = formatDuration(body.graceMs);
   if (pingToken !== null) out.ping_token = pingToken;
+  else if (pingTokenHash !== null && body.kind === 'heartbeat')
+    out.ping_token_hash = hashForFile(pingTokenHash);
   if (body.headers != null && Object.keys(body.headers).length > 0) out.headers = { ...body.headers };
   if (body.expect != null && body.expect.length > 0) out.expect = body.expect.map(fromAssertion);
   return out;

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { CheckBody } from '../../protocol/check.ts';
 import { liveKeys } from '../../protocol/live.ts';
-import type { LiveConfig } from '../config/service.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
+import { hashToken, newPingToken } from './ping-tokens.ts';
 import type { Entry } from './record.ts';
 import { initialState } from './state.ts';
 import {
@@ -15,7 +15,6 @@ import {
   insertChange,
   insertCheck,
   nameConflict,
-  setManagedServices,
   setPingToken,
   updateCheckBody,
 } from './store.ts';
@@ -33,10 +32,8 @@ export type CheckRegistry = {
   setToken(id: string, tokenHash: string | null): void;
 };
 
-/** Creating, changing and deleting checks through the API, and taking in the checks of mon.toml. */
+/** Creating, changing and deleting checks through the API (file-sync.ts takes in those of mon.toml). */
 export const newId = () => randomBytes(8).toString('hex');
-export const newPingToken = () => `btp_${randomBytes(16).toString('hex')}`;
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A check record as a new check starts: unknown, never run. */
 export function newRecord(
@@ -100,7 +97,7 @@ export async function updateCheck(engine: CheckRegistry, id: string, body: Check
 }
 
 /** Writes a new definition of a check and reschedules it at once; history stays. */
-async function redefine(
+export async function redefine(
   engine: CheckRegistry,
   entry: Entry,
   body: CheckBody,
@@ -185,59 +182,6 @@ export async function makePingToken(
     });
   });
   return { token, replaced };
-}
-
-/**
- * Takes the checks and services of mon.toml into the database: new ones are created, changed ones
- * rescheduled (history kept), removed ones deleted with their history. A file check whose name a panel
- * check holds is skipped (the loader refuses such a file before it gets here).
- */
-export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): Promise<void> {
-  const { store, clock, log } = engine.deps;
-  const now = clock.now();
-  const byName = new Map(engine.all().map((e) => [e.rec.name, e]));
-  const wanted = new Set<string>();
-  for (const file of config.checks) {
-    const { body } = file;
-    wanted.add(body.name);
-    const existing = byName.get(body.name);
-    const tokenHash = file.pingToken ? hashToken(file.pingToken) : null;
-    try {
-      if (!existing) {
-        const rec = newRecord(newId(), body, now, true, tokenHash);
-        await store.writer.run((db, tx) => {
-          ensureService(db, body.service, now, true);
-          insertCheck(db, rec);
-          tx.afterCommit(() => engine.adopt(rec, 'now', now));
-          tx.invalidate(liveKeys.service(body.service), liveKeys.overview);
-        });
-      } else if (!existing.rec.managed) {
-        log.warn('mon.toml check skipped: a panel check has its name', { name: body.name });
-      } else {
-        const keepHash = tokenHash ?? (existing.rec.pingTokenFile ? null : existing.rec.pingTokenHash);
-        const same =
-          JSON.stringify(existing.rec.body) === JSON.stringify(body) &&
-          keepHash === existing.rec.pingTokenHash;
-        if (!same) await redefine(engine, existing, body, keepHash, tokenHash !== null);
-      }
-    } catch (error) {
-      log.error('mon.toml check not taken in', { name: body.name, error: String(error) });
-    }
-  }
-  for (const entry of engine.all()) {
-    if (!entry.rec.managed || wanted.has(entry.rec.name)) continue;
-    await store.writer.run((db, tx) => {
-      deleteCheck(db, entry.rec.id);
-      tx.afterCommit(() => engine.forget(entry.rec.id));
-      tx.invalidate(liveKeys.service(entry.rec.service), liveKeys.overview);
-    });
-  }
-  const services = config.services.map((s) => s.name);
-  const fileCheckServices = config.checks.map((c) => c.body.service);
-  await store.writer.run((db, tx) => {
-    setManagedServices(db, [...new Set([...services, ...fileCheckServices])], now);
-    tx.invalidate(liveKeys.overview);
-  });
 }
 
 /** The stored record of a check (for tests and the export). */

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../problem.ts';
 import type { CheckEngine } from './engine.ts';
 import { parseSuffix } from './heartbeats.ts';
-import { hashToken } from './manage.ts';
+import { hashToken } from './ping-tokens.ts';
 
 type PingRequest = { Params: { token: string; suffix?: string } };
 type PushRequest = { Params: { token: string }; Querystring: Record<string, unknown> };

@@ -4,40 +4,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CheckBody } from '../../protocol/check.ts';
 import { FakeClock } from '../clock.ts';
-import { type ConfigService, type LiveConfig, managedNames, staticConfig } from '../config/service.ts';
 import { silentLog } from '../log.ts';
 import { createServer, type Server } from '../start.ts';
 import { tempDir } from '../testing.ts';
-import { hashToken } from './manage.ts';
-import { panelCheckNames, panelChecksForExport } from './store.ts';
-import { type Any, checkServer } from './testkit.ts';
+import { hashToken } from './ping-tokens.ts';
+import { checksForExport, panelCheckNames } from './store.ts';
+import { type Any, checkServer, fileCheck, liveConfig } from './testkit.ts';
 
-/** A config service whose value the test replaces, as a reload of mon.toml would. */
-function liveConfig(initial: Partial<LiveConfig>) {
-  let value = staticConfig(initial).current();
-  const listeners = new Set<(c: LiveConfig) => void>();
-  const service: ConfigService = {
-    ...staticConfig(initial),
-    current: () => value,
-    onChange: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-  };
-  return {
-    service,
-    reload(next: Partial<LiveConfig>) {
-      value = { ...value, ...next, managed: managedNames({ ...value, ...next }) };
-      for (const l of listeners) l(value);
-    },
-  };
-}
-
-const fileCheck = (index: number, body: CheckBody, pingToken: string | null = null) => ({
-  index,
-  body,
-  pingToken,
-});
 const api: CheckBody = { name: 'api', service: 'core', kind: 'http', target: 'http://127.0.0.1:9/health' };
 const beat: CheckBody = { name: 'cron', service: 'core', kind: 'heartbeat', everyMs: 600_000 };
 const token = `btp_${'a'.repeat(32)}`;
@@ -77,9 +50,16 @@ test('file checks are taken in, kept, changed, removed; file services are manage
     target: '127.0.0.1:9',
   });
   assert.deepEqual(panelCheckNames(server.deps.store), [{ name: 'panel one', source: 'panel' }]);
-  assert.deepEqual(panelChecksForExport(server.deps.store), [
-    { body: { name: 'panel one', service: 'web', kind: 'tcp', target: '127.0.0.1:9' }, pingToken: null },
-  ]);
+  assert.deepEqual(
+    checksForExport(server.deps.store).filter((c) => !c.managed),
+    [
+      {
+        body: { name: 'panel one', service: 'web', kind: 'tcp', target: '127.0.0.1:9' },
+        managed: false,
+        pingTokenHash: null,
+      },
+    ],
+  );
 
   // Reload: api changed (same id, runs at once), cron removed, a new check added.
   const runsBefore = script.runs;

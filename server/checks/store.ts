@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { CheckBody } from '../../protocol/check.ts';
 import { checkKinds } from '../../protocol/kinds.ts';
+import type { StoredCheck } from '../config/section.ts';
 import type { Store } from '../store/db.ts';
 import { all, bool, exists, int, json, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
@@ -172,10 +173,15 @@ export function updateCheckBody(
 
 /** Removes a check with its runs, rollups and changes. */
 export function deleteCheck(db: DatabaseSync, id: string): void {
+  deleteHistory(db, id);
+  statement(db, 'DELETE FROM checks WHERE id = ?').run(id);
+}
+
+/** Removes the runs, rollups and changes kept under a check's id. */
+export function deleteHistory(db: DatabaseSync, id: string): void {
   statement(db, 'DELETE FROM check_runs WHERE check_id = ?').run(id);
   statement(db, 'DELETE FROM check_rollups WHERE check_id = ?').run(id);
   statement(db, 'DELETE FROM check_changes WHERE check_id = ?').run(id);
-  statement(db, 'DELETE FROM checks WHERE id = ?').run(id);
 }
 
 /** Creates the service when missing; `managed` true marks it as defined in mon.toml. */
@@ -270,7 +276,10 @@ const panelName = mapper({ name: text }, (r): { name: string; source: 'panel' } 
 
 const nameOnly = mapper({ name: text }, (r) => r.name);
 
-const exportBody = mapper({ body: json<CheckBody>() }, (r) => ({ body: r.body, pingToken: null }));
+const exportedCheck = mapper(
+  { body: json<CheckBody>(), managed: bool, pingTokenHash: nullable(text) },
+  (r): StoredCheck => r,
+);
 
 /** Names of the checks created through the API (not the file, not an agent's checks file). */
 export function panelCheckNames(store: Store): { name: string; source: 'panel' }[] {
@@ -287,13 +296,13 @@ export function panelServiceNames(store: Store): string[] {
 }
 
 /**
- * Panel checks as check bodies for the config export. `pingToken` is always null: ping tokens are
- * stored hashed, so an exported heartbeat gets its URL anew (or takes a `ping_token` set in the file).
+ * File and panel checks for the config export: panel checks as check bodies, and every heartbeat's
+ * stored token hash (written as `ping_token_hash`, so that loading the export keeps its URL).
  */
-export function panelChecksForExport(store: Store): { body: CheckBody; pingToken: string | null }[] {
+export function checksForExport(store: Store): StoredCheck[] {
   return all(
     store.read,
-    'SELECT body FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
-    exportBody,
+    'SELECT body, managed, ping_token_hash FROM checks WHERE host_defined = 0 ORDER BY name',
+    exportedCheck,
   );
 }

@@ -1,8 +1,10 @@
+import type { CheckBody } from '../../protocol/check.ts';
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
-import type { ConfigService } from '../config/service.ts';
+import { type ConfigService, type LiveConfig, managedNames, staticConfig } from '../config/service.ts';
 import type { ServerOptions } from '../start.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
+import { hashToken } from './ping-tokens.ts';
 import type { Runner, RunOutcome } from './run.ts';
 
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
@@ -54,3 +56,32 @@ function safeJson(text: string): unknown {
 /** JSON bodies in tests. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies by field
 export type Any = Record<string, any>;
+
+/** A config service whose value the test replaces, as a reload of mon.toml would. */
+export function liveConfig(initial: Partial<LiveConfig>) {
+  let value = staticConfig(initial).current();
+  const listeners = new Set<(c: LiveConfig) => void>();
+  const service: ConfigService = {
+    ...staticConfig(initial),
+    current: () => value,
+    onChange: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
+  return {
+    service,
+    reload(next: Partial<LiveConfig>) {
+      value = { ...value, ...next, managed: managedNames({ ...value, ...next }) };
+      for (const l of listeners) l(value);
+    },
+  };
+}
+
+/** A `[[check]]` of mon.toml as the loader gives it. */
+export const fileCheck = (index: number, body: CheckBody, pingToken: string | null = null) => ({
+  index,
+  body,
+  pingToken,
+  pingTokenHash: pingToken === null ? null : hashToken(pingToken),
+});

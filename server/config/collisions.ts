@@ -15,15 +15,30 @@ export type OutsideNames = {
 type Parts = Pick<LiveConfig, 'services' | 'hosts' | 'checks' | 'alerts'>;
 
 /**
+ * When the loader left out tables with errors: `at` turns a position in `parts` (such as a check's
+ * `index`) into the table's position in the file, and `alsoServices` are the service names of the
+ * left-out tables, which `depends_on` may name without being told they are unknown.
+ */
+export type LeftOut = {
+  at?: (table: string, position: number) => number;
+  alsoServices?: ReadonlySet<string>;
+};
+
+/**
  * The rules of the file as a whole, across sections; each section checks only its own tables.
  * Checks (heartbeats included) and services share one name space across the file, the panel and
  * hosts' checks files; hosts and alerts have their own. `depends_on` names services of `[[service]]`
  * or of `[[check]]`. `outside` lists checks that are not in the file (panel checks and host
  * checks-file checks).
  */
-export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
-  const known = new Set([...parts.services.map((s) => s.name), ...parts.checks.map((c) => c.body.service)]);
-  const errors: PathError[] = dependencyErrors(parts.services, known);
+export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut = {}): PathError[] {
+  const at = (table: string, position: number) => partial.at?.(table, position) ?? position;
+  const known = new Set([
+    ...parts.services.map((s) => s.name),
+    ...parts.checks.map((c) => c.body.service),
+    ...(partial.alsoServices ?? []),
+  ]);
+  const errors: PathError[] = dependencyErrors(parts.services, known, at);
   const duplicates = (items: { name: string; path: Path }[], what: string) => {
     const first = new Map<string, Path>();
     for (const item of items) {
@@ -37,54 +52,57 @@ export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
     }
   };
   duplicates(
-    parts.services.map((s, i) => ({ name: s.name, path: ['service', i, 'name'] })),
+    parts.services.map((s, i) => ({ name: s.name, path: ['service', at('service', i), 'name'] })),
     'service',
   );
   duplicates(
-    parts.checks.map((c) => ({ name: c.body.name, path: ['check', c.index, 'name'] })),
+    parts.checks.map((c) => ({ name: c.body.name, path: ['check', at('check', c.index), 'name'] })),
     'check',
   );
   duplicates(
-    parts.hosts.map((h, i) => ({ name: h.name, path: ['host', i, 'name'] })),
+    parts.hosts.map((h, i) => ({ name: h.name, path: ['host', at('host', i), 'name'] })),
     'host',
   );
   duplicates(
-    parts.alerts.map((a) => ({ name: a.name, path: ['alert', a.index, 'name'] })),
+    parts.alerts.map((a) => ({ name: a.name, path: ['alert', at('alert', a.index), 'name'] })),
     'alert',
   );
 
   // Services: declared ones, then those only named by a check.
   const services = new Map<string, Path>();
-  for (const [i, s] of parts.services.entries()) services.set(s.name, ['service', i, 'name']);
+  for (const [i, s] of parts.services.entries()) services.set(s.name, ['service', at('service', i), 'name']);
   for (const c of parts.checks) {
-    if (!services.has(c.body.service)) services.set(c.body.service, ['check', c.index, 'service']);
+    if (!services.has(c.body.service))
+      services.set(c.body.service, ['check', at('check', c.index), 'service']);
   }
   for (const c of parts.checks) {
     const service = services.get(c.body.name);
     if (!service) continue;
-    const own = service[0] === 'check' && service[1] === c.index;
+    const own = service[0] === 'check' && service[1] === at('check', c.index);
     errors.push({
-      path: ['check', c.index, 'name'],
+      path: ['check', at('check', c.index), 'name'],
       message: own
         ? 'a check cannot have the name of its service; checks and services need different names'
         : `"${c.body.name}" is also a service (${describe(service)}); checks and services need different names`,
     });
   }
 
+  // A ping_token and a ping_token_hash of the same token are the same URL.
   const tokens = new Map<string, number>();
   for (const c of parts.checks) {
-    if (c.pingToken === null) continue;
-    const owner = tokens.get(c.pingToken);
-    if (owner === undefined) tokens.set(c.pingToken, c.index);
+    if (c.pingTokenHash === null) continue;
+    const owner = tokens.get(c.pingTokenHash);
+    if (owner === undefined) tokens.set(c.pingTokenHash, at('check', c.index));
     else
       errors.push({
-        path: ['check', c.index, 'ping_token'],
-        message: `check[${owner}] has the same ping_token`,
+        path: ['check', at('check', c.index), c.pingToken === null ? 'ping_token_hash' : 'ping_token'],
+        message: `check[${owner}] has the same ping URL`,
       });
   }
 
   const sites = new Map<string, number>();
-  parts.services.forEach((s, i) => {
+  parts.services.forEach((s, position) => {
+    const i = at('service', position);
     s.sites.forEach((site, j) => {
       const owner = sites.get(site);
       if (owner !== undefined && owner !== i) {
@@ -98,7 +116,7 @@ export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
 
   // The outside world: a panel or host check with a file check's or file service's name.
   const fileNames = new Map<string, Path>(services);
-  for (const c of parts.checks) fileNames.set(c.body.name, ['check', c.index, 'name']);
+  for (const c of parts.checks) fileNames.set(c.body.name, ['check', at('check', c.index), 'name']);
   for (const other of outside.checks) {
     const path = fileNames.get(other.name);
     if (!path) continue;
@@ -111,7 +129,7 @@ export function collisions(parts: Parts, outside: OutsideNames): PathError[] {
       message: `collides with ${where}; rename one of them (the whole file is rejected until then)`,
     });
   }
-  const fileChecks = new Map(parts.checks.map((c) => [c.body.name, c.index]));
+  const fileChecks = new Map(parts.checks.map((c) => [c.body.name, at('check', c.index)]));
   for (const service of outside.services ?? []) {
     const index = fileChecks.get(service);
     if (index === undefined) continue;
@@ -128,9 +146,14 @@ function describe(path: Path): string {
 }
 
 /** `depends_on` must name services of the file and must not loop. */
-function dependencyErrors(services: Parts['services'], known: ReadonlySet<string>): PathError[] {
+function dependencyErrors(
+  services: Parts['services'],
+  known: ReadonlySet<string>,
+  at: (table: string, position: number) => number,
+): PathError[] {
   const errors: PathError[] = [];
-  services.forEach((s, i) => {
+  services.forEach((s, position) => {
+    const i = at('service', position);
     s.dependsOn.forEach((dep, j) => {
       if (dep === s.name)
         errors.push({ path: ['service', i, 'depends_on', j], message: 'a service cannot depend on itself' });
@@ -160,8 +183,14 @@ function dependencyErrors(services: Parts['services'], known: ReadonlySet<string
   for (const s of services) {
     const loop = visit(s.name, []);
     if (loop) {
-      const at = services.findIndex((x) => x.name === loop[0]);
-      errors.push({ path: ['service', at, 'depends_on'], message: `dependency loop: ${loop.join(' → ')}` });
+      const first = at(
+        'service',
+        services.findIndex((x) => x.name === loop[0]),
+      );
+      errors.push({
+        path: ['service', first, 'depends_on'],
+        message: `dependency loop: ${loop.join(' → ')}`,
+      });
       break;
     }
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
+import { hashToken } from '../checks/ping-tokens.ts';
 import { exportConfig } from './export.ts';
 import { loadConfigText } from './load.ts';
 import { type LiveConfig, staticConfig } from './service.ts';
@@ -144,9 +145,19 @@ test('export round trip: the exported text loads to the same configuration, secr
   assert.equal(exportConfig(reloaded, reloaded.references, []).toml.length > 0, true);
 });
 
-test('panel checks are exported after the file checks', () => {
-  const original = load('[[check]]\nname = "pg"\nservice = "db"\ntcp = "db:5432"\n', {});
-  const panel = [
+test('panel checks are exported after the file checks; heartbeats keep their URL as ping_token_hash', () => {
+  const original = load(
+    [
+      '[[check]]\nname = "pg"\nservice = "db"\ntcp = "db:5432"\n',
+      '[[check]]\nname = "backup"\nservice = "db"\nevery = "1d"\n',
+    ].join(''),
+    {},
+  );
+  const token = 'btp_zyxwvutsrqponmlkjihgfedcba';
+  const madeInPanel = 'btp_0123456789abcdefghijklmnop';
+  const stored = [
+    // The file's heartbeat has a URL made in the panel.
+    { body: original.checks[1]!.body, managed: true, pingTokenHash: hashToken(madeInPanel) },
     {
       body: {
         name: 'api',
@@ -155,26 +166,32 @@ test('panel checks are exported after the file checks', () => {
         target: 'https://api.example',
         everyMs: 60_000,
       },
-      pingToken: null,
+      managed: false,
+      pingTokenHash: null,
     },
     {
       body: { name: 'cron', service: 'jobs', kind: 'heartbeat' as const, everyMs: 3_600_000, graceMs: null },
-      pingToken: 'btp_zyxwvutsrqponmlkjihgfedcba',
+      managed: false,
+      pingTokenHash: hashToken(token),
     },
   ];
-  const exported = exportConfig(original, original.references, panel);
-  assert.deepEqual(exported.secrets, [
-    { name: 'MON_CHECK_CRON_PING_TOKEN', key: 'check[2].ping_token', about: 'Ping token of heartbeat cron' },
-  ]);
-  const reloaded = load(exported.toml, { MON_CHECK_CRON_PING_TOKEN: 'btp_zyxwvutsrqponmlkjihgfedcba' });
+  const exported = exportConfig(original, original.references, stored);
+  assert.ok(!exported.toml.includes(token) && !exported.toml.includes(madeInPanel));
+  assert.deepEqual(exported.secrets, []);
+  const tree = parse(exported.toml) as { check: Record<string, unknown>[] };
+  assert.equal(tree.check[1]?.ping_token_hash, `sha256:${hashToken(madeInPanel)}`);
+  assert.equal(tree.check[3]?.ping_token_hash, `sha256:${hashToken(token)}`);
+  const reloaded = load(exported.toml, {});
   assert.deepEqual(
-    reloaded.checks.map((c) => [c.body.name, c.body.kind, c.body.everyMs, c.pingToken]),
+    reloaded.checks.map((c) => [c.body.name, c.body.kind, c.body.everyMs, c.pingToken, c.pingTokenHash]),
     [
-      ['pg', 'tcp', undefined, null],
-      ['api', 'http', 60_000, null],
-      ['cron', 'heartbeat', 3_600_000, 'btp_zyxwvutsrqponmlkjihgfedcba'],
+      ['pg', 'tcp', undefined, null, null],
+      ['backup', 'heartbeat', 86_400_000, null, hashToken(madeInPanel)],
+      ['api', 'http', 60_000, null, null],
+      ['cron', 'heartbeat', 3_600_000, null, hashToken(token)],
     ],
   );
+  assert.equal(exportConfig(reloaded, reloaded.references, []).toml, exported.toml);
 });
 
 test('an empty configuration exports to a file that loads', () => {

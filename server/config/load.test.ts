@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { hashToken } from '../checks/ping-tokens.ts';
 import { type LoadOptions, loadConfigText } from './load.ts';
 
 function errorOf(text: string, options: LoadOptions = { env: {} }): string {
@@ -92,6 +93,7 @@ test('translates checks and heartbeats to API bodies', () => {
   assert.deepEqual(config.checks[0], {
     index: 0,
     pingToken: null,
+    pingTokenHash: null,
     body: {
       name: 'home',
       service: 'shop',
@@ -106,6 +108,7 @@ test('translates checks and heartbeats to API bodies', () => {
   assert.deepEqual(config.checks[1], {
     index: 1,
     pingToken: 'btp_abcdefghijklmnopqrstuvwxyz',
+    pingTokenHash: hashToken('btp_abcdefghijklmnopqrstuvwxyz'),
     body: {
       name: 'backup',
       service: 'db',
@@ -277,7 +280,7 @@ test('name collisions within the file', () => {
 test('two heartbeats cannot share a ping token', () => {
   const hb = (name: string) =>
     check(name, 'jobs', 'every = "1h"\nping_token = "btp_abcdefghijklmnopqrstuvwxyz"');
-  assert.equal(errorOf(hb('a') + hb('b')), 'check[1].ping_token: check[0] has the same ping_token');
+  assert.equal(errorOf(hb('a') + hb('b')), 'check[1].ping_token: check[0] has the same ping URL');
 });
 
 test('a collision with a panel or host check rejects the whole file', () => {
@@ -365,5 +368,30 @@ test('every target key keeps its references; a variable that is not set names it
   assert.equal(
     errorOf(check('db', 's', `tcp = "\${DB_HOST}:port"`), { env }),
     'check[0].tcp: must be host:port',
+  );
+});
+
+test('a heartbeat takes its token as ping_token or as the stored hash in ping_token_hash', () => {
+  const token = 'btp_abcdefghijklmnopqrstuvwxyz';
+  const hash = `sha256:${hashToken(token)}`;
+  const config = configOf(check('a', 'jobs', `every = "1h"\nping_token_hash = "${hash}"`));
+  assert.equal(config.checks[0]?.pingToken, null);
+  assert.equal(config.checks[0]?.pingTokenHash, hashToken(token));
+  assert.deepEqual(
+    errorOf(
+      [
+        check('a', 'jobs', `every = "1h"\nping_token = "${token}"`),
+        check('b', 'jobs', `every = "1h"\nping_token_hash = "${hash}"`),
+        check('c', 'jobs', `every = "1h"\nping_token_hash = "${hash.toUpperCase()}"`),
+        check('d', 'jobs', `every = "1h"\nping_token = "${token}x"\nping_token_hash = "${hash}"`),
+        check('e', 'jobs', `ping = "h"\nping_token_hash = "${hash}"`),
+      ].join(''),
+    ).split('\n'),
+    [
+      'check[1].ping_token_hash: check[0] has the same ping URL',
+      'check[2].ping_token_hash: must be sha256: followed by 64 lowercase hex digits, as the export writes it',
+      'check[3].ping_token_hash: give ping_token or ping_token_hash, not both',
+      'check[4].ping_token_hash: only heartbeats take a ping_token_hash',
+    ],
   );
 });

@@ -58,11 +58,15 @@ export type TomlTable = Record<string, unknown>;
  */
 export type SecretSpot = { path: Path; suggested: string; about: string };
 
-/** A check made in the panel or through the API, for the export. */
-export type PanelCheck = { body: CheckBody; pingToken: string | null };
+/**
+ * A check as stored (file and panel checks; not those of hosts' checks files), for the export: panel
+ * checks (`managed` false) are written after the file's own, and a heartbeat's stored token hash keeps
+ * its URL when the export is loaded as mon.toml.
+ */
+export type StoredCheck = { body: CheckBody; managed: boolean; pingTokenHash: string | null };
 
 /** What the export writes besides the file's own objects. */
-export type ExportContext = { panelChecks: readonly PanelCheck[] };
+export type ExportContext = { stored: readonly StoredCheck[] };
 
 /** Names of file-managed objects: the API answers 409 to changes of these. */
 export type ManagedNames = {

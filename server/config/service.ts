@@ -1,17 +1,17 @@
 import type { OutsideNames } from './collisions.ts';
 import { type ConfigExport, exportConfig } from './export.ts';
-import type { ManagedNames, PanelCheck } from './section.ts';
+import type { ManagedNames, StoredCheck } from './section.ts';
 import type { LiveConfig } from './sections.ts';
 import { sections } from './sections.ts';
 
 export type { OutsideNames } from './collisions.ts';
-export type { ManagedNames, PanelCheck } from './section.ts';
+export type { ManagedNames, StoredCheck } from './section.ts';
 export type { LiveConfig } from './sections.ts';
 
 /** What the check engine provides to the config service; each defaults to "none". */
 export type ConfigProviders = {
   names?: () => OutsideNames;
-  panelChecks?: () => PanelCheck[];
+  storedChecks?: () => StoredCheck[];
 };
 
 export interface ConfigService {
@@ -64,7 +64,7 @@ export function staticConfig(
     error: () => null,
     onChange: () => () => {},
     reload: () => {},
-    export: () => exportConfig(value, new Map(), providers.panelChecks?.() ?? []),
+    export: () => exportConfig(value, new Map(), providers.storedChecks?.() ?? []),
     close: () => {},
   };
 }

@@ -3,18 +3,9 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Log } from '../log.ts';
-import { tempDir } from '../testing.ts';
+import { tempDir, within } from '../testing.ts';
 import type { ConfigService, LiveConfig } from './service.ts';
 import { createFileConfig } from './watch.ts';
-
-/** Polls `condition` every 20 ms for at most `ms`; fails with `what` when it never holds. */
-async function within(ms: number, what: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const checkText = (name: string) => `[[check]]\nname = "${name}"\nservice = "shop"\nping = "shop.example"\n`;
 const names = (config: ConfigService) => config.current().checks.map((c) => c.body.name);
@@ -144,4 +135,70 @@ test('the stat poll alone sees a save within 2 s', async (t) => {
   writeFileSync(join(dir, 'next'), checkText('third one'));
   renameSync(join(dir, 'next'), path);
   await within(2000, 'poll saw the rename', () => names(config)[0] === 'third one');
+});
+
+test('a file emptied or cut for a moment while it is saved is never applied; a file left empty is', async (t) => {
+  const { dir, remove } = tempDir();
+  const path = join(dir, 'mon.toml');
+  const text = checkText('one') + checkText('two');
+  writeFileSync(path, text);
+  let reads = 0;
+  const config = createFileConfig({ path, env: {}, log: recordingLog(), onStatus: () => reads++ });
+  t.after(() => {
+    config.close();
+    remove();
+  });
+  let changes = 0;
+  config.onChange(() => changes++);
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // An editor that truncates, then writes; `>` in a shell; a save cut in the middle of a table.
+  writeFileSync(path, '');
+  await pause(300);
+  writeFileSync(path, text);
+  await pause(300);
+  writeFileSync(path, text.slice(0, text.length - 20));
+  await pause(300);
+  writeFileSync(path, text);
+  await pause(1200);
+  assert.equal(reads, 0, 'nothing was read as a new configuration');
+  assert.equal(changes, 0);
+  assert.deepEqual(names(config), ['one', 'two']);
+  assert.equal(config.error(), null);
+
+  writeFileSync(path, '');
+  await within(2000, 'an empty file that stays is applied', () => names(config).length === 0);
+  assert.equal(changes, 1);
+});
+
+test('every problem of a file rejected at start is logged and shown, and of one rejected on reload', async (t) => {
+  const { dir, remove } = tempDir();
+  const path = join(dir, 'mon.toml');
+  const bad = `[server]\nurl = "ftp://x"\n${checkText('one')}every = "1s"\n[[alert]]\ntype = "telegram"\n`;
+  const expected = [
+    'server.url: must be an http:// or https:// URL',
+    'check[0].every: must be at least 10s',
+    'alert[0].bot_token: required for telegram alerts',
+    'alert[0].chat_id: required for telegram alerts',
+  ].join('\n');
+  writeFileSync(path, bad);
+  const log = recordingLog();
+  const config = createFileConfig({ path, env: {}, log });
+  t.after(() => {
+    config.close();
+    remove();
+  });
+  assert.equal(config.error(), expected);
+  assert.ok(
+    log.lines.some(
+      (l) => l.startsWith('error config file rejected at start') && l.includes(JSON.stringify(expected)),
+    ),
+  );
+
+  writeFileSync(path, checkText('one'));
+  await within(2000, 'good file applied', () => config.error() === null);
+  writeFileSync(path, bad);
+  await within(2000, 'bad file rejected', () => config.error() !== null);
+  assert.equal(config.error(), expected);
+  assert.deepEqual(names(config), ['one'], 'the last good configuration stays');
 });

@@ -11,7 +11,7 @@ export type FileConfigOptions = ConfigProviders & {
   path: string;
   env: Env;
   log: Log;
-  /** Backstop poll of the file's mtime, size and inode (fs.watch can miss events). Default 1000 ms. */
+  /** Backstop poll of the file's mtime, size and inode (fs.watch can miss events). Default 500 ms. */
   pollMs?: number;
   /** Quiet time after a change event before reading, so a save in several writes is read once. */
   debounceMs?: number;
@@ -22,11 +22,19 @@ export type FileConfigOptions = ConfigProviders & {
 };
 
 /**
+ * How long a changed file must stay the same (size, mtime, inode and text) before it is applied.
+ * Editors that save by emptying the file and then writing it, and `>` in a shell, leave it empty or
+ * cut for a moment: that moment is never applied. With the poll, a save still applies within 2 s.
+ */
+const SETTLE_MS = 500;
+
+/**
  * The mon.toml config service: loads the file at start and again within about a second of each save
- * (fs.watch on the directory catches writes and rename-saves; a stat poll is the backstop). A file is
- * parsed, validated and checked for collisions as a whole and only then swapped in; a bad file changes
- * nothing and its error is shown by `error()`. A missing file is an empty configuration; a bad file at
- * start leaves the server on an empty configuration with the error shown.
+ * (fs.watch on the directory catches writes and rename-saves; a stat poll is the backstop), once the
+ * saved file has stayed the same for SETTLE_MS. A file is parsed, validated and checked for
+ * collisions as a whole and only then swapped in; a bad file changes nothing and its error is shown by
+ * `error()`. A missing file is an empty configuration; a bad file at start leaves the server on an
+ * empty configuration with the error shown.
  */
 export function createFileConfig(options: FileConfigOptions): ConfigService {
   const { path, env, log } = options;
@@ -37,9 +45,18 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
   const listeners = new Set<(config: LiveConfig) => void>();
   let closed = false;
 
+  /** A changed file seen but not yet applied: applied once unchanged for SETTLE_MS. */
+  let pending: { signature: string; hash: string; since: number } | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const later = (ms: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => check(false), ms);
+  };
+
   const check = (force: boolean) => {
     if (closed) return;
-    lastStat = statSignature(path);
+    const signature = statSignature(path);
+    lastStat = signature;
     let text: string | null;
     try {
       text = readText(path);
@@ -49,7 +66,18 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
       return;
     }
     const hash = text === null ? 'missing' : createHash('sha256').update(text).digest('hex');
-    if (hash === lastHash && !(force && error !== null)) return;
+    if (hash === lastHash && !(force && error !== null)) {
+      pending = null;
+      return;
+    }
+    if (!force && lastHash !== null) {
+      const now = Date.now();
+      if (pending?.signature !== signature || pending.hash !== hash) {
+        pending = { signature, hash, since: now };
+      }
+      if (now - pending.since < SETTLE_MS) return later(pending.since + SETTLE_MS - now);
+    }
+    pending = null;
     const first = lastHash === null;
     lastHash = hash;
     let result: ReturnType<typeof loadConfigText>;
@@ -102,11 +130,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
 
   check(false);
 
-  let debounce: NodeJS.Timeout | undefined;
-  const soon = () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(() => check(false), options.debounceMs ?? 100);
-  };
+  const soon = () => later(options.debounceMs ?? 100);
   let watcher: FSWatcher | undefined;
   try {
     if (options.fsWatch === false) throw new Error('fs.watch off');
@@ -123,7 +147,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
   }
   const poll = setInterval(() => {
     if (statSignature(path) !== lastStat) soon();
-  }, options.pollMs ?? 1000);
+  }, options.pollMs ?? 500);
   poll.unref();
 
   return {
@@ -134,10 +158,10 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
       return () => listeners.delete(listener);
     },
     reload: () => check(true),
-    export: () => exportConfig(loaded.config, loaded.references, options.panelChecks?.() ?? []),
+    export: () => exportConfig(loaded.config, loaded.references, options.storedChecks?.() ?? []),
     close() {
       closed = true;
-      clearTimeout(debounce);
+      clearTimeout(timer);
       clearInterval(poll);
       watcher?.close();
     },

@@ -1,5 +1,6 @@
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { plainMessage } from '../../protocol/messages.ts';
 import { collisions, type OutsideNames } from './collisions.ts';
 import type { Env } from './env-refs.ts';
 import { interpolate } from './interpolate.ts';
@@ -42,7 +43,7 @@ export function loadConfigText(text: string, options: LoadOptions): LoadResult {
   const interpolated = interpolate(tree, options.env, keepRaw);
   if (interpolated.errors.length > 0) return failure(interpolated.errors);
 
-  const parsed = fileSchema.safeParse(interpolated.value);
+  const parsed = fileSchema.safeParse(interpolated.value, { error: fileWords });
   if (!parsed.success) return failure(parsed.error.issues.flatMap(issueErrors));
 
   const errors: PathError[] = [];
@@ -64,18 +65,14 @@ function issueErrors(issue: z.core.$ZodIssue): PathError[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown key' }));
   }
-  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
-    if (/received undefined/.test(issue.message)) return [{ path, message: 'required' }];
-    const noun: Record<string, string> = {
-      array: 'a list',
-      object: 'a table',
-      string: 'a string',
-      number: 'a number',
-      boolean: 'true or false',
-    };
-    return [{ path, message: `must be ${noun[issue.expected] ?? issue.expected}` }];
-  }
   return [{ path, message: issue.message }];
+}
+
+/** mon's messages (protocol/messages.ts) in the file's words: TOML calls an object a table. */
+function fileWords(issue: z.core.$ZodRawIssue): string {
+  const object = issue.expected === 'object' || issue.expected === 'record';
+  if (issue.code === 'invalid_type' && object && issue.input !== undefined) return 'must be a table';
+  return plainMessage(issue);
 }
 
 function failure(errors: PathError[]): { ok: false; error: string } {

@@ -48,7 +48,7 @@ export function prepareSetupToken(deps: Deps): string | null {
 }
 
 /**
- * What `npm start` prints on standard output once it listens, while no account exists: where to create
+ * What mon prints on standard output once it listens, while no account exists: where to create
  * the first account and with which token, framed to stand out from the JSON log lines on standard error.
  * A token from `MON_SETUP_TOKEN` is not repeated: the operator chose it.
  */

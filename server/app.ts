@@ -4,6 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ZodError } from 'zod';
+import { fieldIssue } from '../protocol/messages.ts';
 import { type Access, type Authenticator, accessOf, refusal } from './auth/access.ts';
 import { formatPath } from './config/paths.ts';
 import type { Deps } from './deps.ts';
@@ -131,8 +132,9 @@ function toProblem(error: unknown): Problem {
     if (issue && issue.path.length === 0 && issue.code === 'invalid_type') {
       return new Problem(400, 'bad request', 'the body must be a JSON object');
     }
-    const field = issue ? formatPath(issue.path) : '';
-    return new Problem(422, 'invalid value', field ? `${field}: ${issue?.message}` : issue?.message);
+    if (!issue) return new Problem(422, 'invalid value');
+    const { path, message } = fieldIssue(issue);
+    return new Problem(422, 'invalid value', path.length > 0 ? `${formatPath(path)}: ${message}` : message);
   }
   const e = error as FastifyError;
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new Problem(413, 'body too large', e.message);

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { setupNotice } from './auth/setup-token.ts';
 import { createLog } from './log.ts';
 import { createServer, parseListen } from './start.ts';
 
@@ -20,7 +21,15 @@ await server.app.listen({ host, port });
 const bound = server.app.server.address();
 const shown = typeof bound === 'object' && bound ? bound : { address: host, port };
 const hostText = shown.address.includes(':') ? `[${shown.address}]` : shown.address;
-log.info('mon is listening', { address: `http://${hostText}:${shown.port}`, dataDir });
+const address = `http://${hostText}:${shown.port}`;
+log.info('mon is listening', { address, dataDir });
+const setupToken = server.accounts.state.setupToken;
+if (setupToken !== null) {
+  // A browser cannot open 0.0.0.0 or [::]: on this machine it is localhost.
+  const local = /^(0\.0\.0\.0|::)$/.test(shown.address) ? `http://localhost:${shown.port}` : address;
+  const url = server.deps.config.current().server.url ?? local;
+  process.stdout.write(setupNotice({ token: setupToken, url, dataDir, env }));
+}
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { type CheckSample, checkSeriesText } from './metrics-checks.ts';
 
 export const ingestEndpoints = ['tracker', 'ping', 'deploy', 'change', 'agent'] as const;
 export const rejectReasons = [
@@ -10,9 +11,13 @@ export const rejectReasons = [
   'queue_full',
 ] as const;
 
-/** Every metric SPEC.md names, on a registry of the app's own (no process-global state). */
+/**
+ * Every metric SPEC.md names, on a registry of the app's own (no process-global state), and the
+ * per-check series (metrics-checks.ts). `text()` is the scrape.
+ */
 export function createMetrics() {
   const registry = new Registry();
+  let checks: () => readonly CheckSample[] = () => [];
   const metrics = {
     registry,
     checkRuns: new Counter({
@@ -64,7 +69,17 @@ export function createMetrics() {
   for (const endpoint of ingestEndpoints) metrics.ingestAccepted.inc({ endpoint }, 0);
   for (const reason of rejectReasons) metrics.ingestRejected.inc({ reason }, 0);
   metrics.engineUp.set({ engine: 'checks' }, 0);
-  return metrics;
+  return {
+    ...metrics,
+    /** Where the per-check series come from: the check engine's checks, as they are in memory. */
+    showChecks(source: () => readonly CheckSample[]): void {
+      checks = source;
+    },
+    /** The Prometheus text of every metric, the per-check series as of now. */
+    async text(): Promise<string> {
+      return `${await registry.metrics()}\n${checkSeriesText(checks())}`;
+    },
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -10,6 +10,11 @@ export async function startServerProcess(env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    output += chunk;
+  });
   child.stderr.setEncoding('utf8');
   const address = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 15_000);
@@ -23,5 +28,6 @@ export async function startServerProcess(env: Record<string, string>) {
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${log}`)));
   });
-  return { child, address, log: () => log };
+  /** `log()` is standard error (the JSON log), `output()` standard output. */
+  return { child, address, log: () => log, output: () => output };
 }

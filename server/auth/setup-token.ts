@@ -23,8 +23,9 @@ export function spendSetup(db: DatabaseSync, now: number): void {
 
 /**
  * The setup token for the first account: `MON_SETUP_TOKEN` when set, else the one in
- * `<dataDir>/setup-token` from an earlier start, else a new one written there (mode 0600) and logged.
- * Null once setup is done; the file is then removed.
+ * `<dataDir>/setup-token` from an earlier start, else a new one written there (mode 0600). Null once
+ * setup is done; the file is then removed. The log says only where the token is: logs are often
+ * shipped elsewhere, so the token itself goes to a person through `setupNotice`.
  */
 export function prepareSetupToken(deps: Deps): string | null {
   const file = setupTokenFile(deps.dataDir);
@@ -33,18 +34,51 @@ export function prepareSetupToken(deps: Deps): string | null {
     return null;
   }
   const fromEnv = deps.env.MON_SETUP_TOKEN?.trim();
-  if (fromEnv) return fromEnv;
-  if (existsSync(file)) {
-    const saved = readFileSync(file, 'utf8').trim();
-    if (saved) {
-      deps.log.info('no account yet: create the first one with the setup token', { token: saved, file });
-      return saved;
-    }
+  if (fromEnv) {
+    deps.log.info('no account yet: create the first one with the token in MON_SETUP_TOKEN');
+    return fromEnv;
   }
-  const token = randomSecret();
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  deps.log.info('no account yet: create the first one with the setup token', { token, file });
+  const saved = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  const token = saved || randomSecret();
+  if (!saved) writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  deps.log.info('no account yet: create the first one with the setup token, printed on standard output', {
+    file,
+  });
   return token;
+}
+
+/**
+ * What mon prints on standard output once it listens, while no account exists: where to create
+ * the first account and with which token, framed to stand out from the JSON log lines on standard error.
+ * A token from `MON_SETUP_TOKEN` is not repeated: the operator chose it.
+ */
+export function setupNotice(options: {
+  token: string;
+  /** The panel's address: `[server] url`, or the address mon listens on. */
+  url: string;
+  dataDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+}): string {
+  const fromEnv = Boolean(options.env.MON_SETUP_TOKEN?.trim());
+  const rule = '-'.repeat(72);
+  const lines = [
+    rule,
+    'mon has no account yet. Create the first admin account at',
+    '',
+    `    ${options.url}/setup`,
+    '',
+    ...(fromEnv
+      ? ['with the setup token set in MON_SETUP_TOKEN.']
+      : [
+          `with this setup token (also in ${setupTokenFile(options.dataDir)}):`,
+          '',
+          `    ${options.token}`,
+          '',
+          'It stops working once the account exists. It is not written to the log.',
+        ]),
+    rule,
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** Forgets the spent token and removes its file. */

@@ -8,6 +8,17 @@ import { registerServices } from './services-routes.ts';
 /** Checks, heartbeats and services: the engine, its routes and the ping URLs. */
 export function createChecks(deps: Deps, options: EngineOptions = {}) {
   const engine = new CheckEngine(deps, options);
+  // /metrics shows each check as the engine holds it in memory: a scrape never reads the database.
+  deps.metrics.showChecks(() =>
+    engine.all().map(({ rec }) => ({
+      name: rec.name,
+      service: rec.service,
+      kind: rec.kind,
+      status: rec.state.status,
+      latencyMs: rec.lastLatencyMs,
+      expiry: rec.expiry,
+    })),
+  );
   const feature: Feature = {
     name: 'checks',
     routes(app) {

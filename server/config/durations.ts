@@ -1,31 +1,11 @@
 import { z } from 'zod';
+import { formatDuration, parseDuration } from '../../protocol/durations.ts';
 
 /**
- * Duration strings of mon.toml: a sequence of whole numbers with units, such as `500ms`, `30s`, `5m`,
- * `1h30m` or `2d`. Bare numbers are refused: `timeout = 30` could mean seconds or milliseconds.
+ * Duration strings of mon.toml (`500ms`, `30s`, `5m`, `1h30m`, `2d`; see protocol/durations.ts). Bare
+ * numbers are refused: `timeout = 30` could mean seconds or milliseconds.
  */
-const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-type Unit = keyof typeof units;
-const whole = /^(?:\d{1,9}(?:ms|s|m|h|d))+$/;
-const part = /(\d+)(ms|s|m|h|d)/g;
-
-/** Milliseconds of a duration string, or null when it is not one. */
-export function parseDuration(text: string): number | null {
-  const value = text.trim();
-  if (!whole.test(value)) return null;
-  let total = 0;
-  for (const m of value.matchAll(part)) total += Number(m[1]) * units[m[2] as Unit];
-  return Number.isSafeInteger(total) ? total : null;
-}
-
-/** The duration in its largest exact unit: 90000 → `90s`, 7200000 → `2h`, 1500 → `1500ms`. */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  for (const unit of ['d', 'h', 'm', 's'] as const) {
-    if (ms % units[unit] === 0) return `${ms / units[unit]}${unit}`;
-  }
-  return `${ms}ms`;
-}
+export { formatDuration, parseDuration };
 
 /** A zod schema taking a duration string and giving milliseconds, within optional bounds. */
 export function durationSchema(bounds: { min?: number; max?: number } = {}) {

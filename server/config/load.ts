@@ -1,5 +1,6 @@
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { plainMessage } from '../../protocol/messages.ts';
 import { collisions, type OutsideNames } from './collisions.ts';
 import type { Env } from './env-refs.ts';
 import { interpolate } from './interpolate.ts';
@@ -122,7 +123,7 @@ function validTables(
       kept.set(key, positions);
       input[key] = positions.map((i) => value[i]);
     }
-    const parsed = fileSchema.safeParse(input);
+    const parsed = fileSchema.safeParse(input, { error: fileWords });
     if (parsed.success) return { data: parsed.data, errors, original };
     let progress = false;
     for (const found of parsed.error.issues.flatMap(issueErrors)) {
@@ -154,18 +155,14 @@ function issueErrors(issue: z.core.$ZodIssue): PathError[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({ path: [...path, key], message: 'unknown key' }));
   }
-  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
-    if (/received undefined/.test(issue.message)) return [{ path, message: 'required' }];
-    const noun: Record<string, string> = {
-      array: 'a list',
-      object: 'a table',
-      string: 'a string',
-      number: 'a number',
-      boolean: 'true or false',
-    };
-    return [{ path, message: `must be ${noun[issue.expected] ?? issue.expected}` }];
-  }
   return [{ path, message: issue.message }];
+}
+
+/** mon's messages (protocol/messages.ts) in the file's words: TOML calls an object a table. */
+function fileWords(issue: z.core.$ZodRawIssue): string {
+  const object = issue.expected === 'object' || issue.expected === 'record';
+  if (issue.code === 'invalid_type' && object && issue.input !== undefined) return 'must be a table';
+  return plainMessage(issue);
 }
 
 /** The error text: one line per problem, in the order of the file's sections (the schema's keys), then

@@ -12,7 +12,7 @@ export function registerHealth(app: FastifyInstance, deps: Deps, features: reado
   });
 
   app.get('/metrics', async (_request, reply) => {
-    const text = await deps.metrics.registry.metrics();
+    const text = await deps.metrics.text();
     return reply.type(deps.metrics.registry.contentType).send(text);
   });
 }

@@ -1,13 +1,33 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { headersSchema, hideHeaderValues, keepStoredHeaders } from './headers.ts';
 import { allowedAssertions, type CheckKind, checkKinds } from './kinds.ts';
+import {
+  connectingKinds,
+  isHostname,
+  linkLocalTargetProblem,
+  referencedTargetProblem,
+  targetProblem,
+} from './targets.ts';
+import { nameSchema } from './text.ts';
+// mon's words for every issue a schema here leaves to the fallback (unknown fields among them).
+import './messages.ts';
 
 /**
  * The check body: one schema for `POST/PUT /api/v1/checks`, `[[check]]` in mon.toml (after the file's
  * keys are translated) and MCP drafts. Nullable fields may be omitted; null selects the default.
  */
 
-export { allowedAssertions, type CheckKind, checkKinds };
+export {
+  allowedAssertions,
+  type CheckKind,
+  checkKinds,
+  hideHeaderValues,
+  isHostname,
+  keepStoredHeaders,
+  nameSchema,
+  targetProblem,
+};
 
 export const MIN_EVERY_MS = 10_000;
 export const DEFAULT_EVERY_MS = 60_000;
@@ -17,39 +37,50 @@ export const DOMAIN_EVERY_MS = 6 * 3600_000;
 export const DEFAULT_GRACE_MS = 5 * 60_000;
 export const httpMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-/** Names of checks, heartbeats and services: shown in the panel and used in URLs. */
-export const nameSchema = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .max(100, 'must be at most 100 characters')
-  .regex(/^[^/\\?#\p{Cc}\p{Cf}]+$/u, 'must not contain /, \\, ?, # or control or format characters');
-
-const statusPattern = z.union([
-  z.number().int().min(100).max(599),
-  z.string().regex(/^[1-5]xx$/, 'must be a status code or a pattern such as 2xx'),
-]);
+const statusWords = 'must be a status code from 100 to 599 or a pattern such as 2xx';
+const statusPattern = z.union(
+  [
+    z.number({ error: statusWords }).int().min(100).max(599),
+    z.string({ error: statusWords }).regex(/^[1-5]xx$/),
+  ],
+  { error: statusWords },
+);
 
 /** The keys that say what an assertion tests; each assertion takes exactly one. */
 const assertionKeys = ['status', 'bodyContains', 'bodyNotContains', 'json', 'responseTimeBelowMs'] as const;
 
+/** What an object must be; unknown fields keep the shared wording (protocol/messages.ts), which names them. */
+const unknownFields = (what: string) => (issue: z.core.$ZodRawIssue) =>
+  issue.code === 'unrecognized_keys' ? undefined : `must be ${what}`;
+
+const bodyText = () => z.string({ error: 'must be text of 1 to 10000 characters' }).min(1).max(10_000);
+
 export const assertionSchema = z
-  .strictObject({
-    status: statusPattern.optional(),
-    bodyContains: z.string().min(1).max(10_000).optional(),
-    bodyNotContains: z.string().min(1).max(10_000).optional(),
-    json: z
-      .string()
-      .regex(
-        /^\$(\.[\w-]+|\[\d+\])*$|^[\w-]+(\.[\w-]+|\[\d+\])*$/,
-        'must be a JSON path such as $.status or data[0].ok',
-      )
-      .optional(),
-    // No null: mon.toml cannot write it, and a check must mean the same after an export and a load.
-    equals: z.union([z.string(), z.number(), z.boolean()]).optional(),
-    responseTimeBelowMs: z.number().int().positive().max(600_000).optional(),
-    degraded: z.boolean().optional(),
-  })
+  .strictObject(
+    {
+      status: statusPattern.optional(),
+      bodyContains: bodyText().optional(),
+      bodyNotContains: bodyText().optional(),
+      json: z
+        .string({ error: 'must be a JSON path such as $.status or data[0].ok' })
+        .regex(/^\$(\.[\w-]+|\[\d+\])*$|^[\w-]+(\.[\w-]+|\[\d+\])*$/)
+        .optional(),
+      // No null: mon.toml cannot write it, and a check must mean the same after an export and a load.
+      equals: z
+        .union([z.string(), z.number(), z.boolean()], {
+          error: 'must be a string, a number or true or false',
+        })
+        .optional(),
+      responseTimeBelowMs: z
+        .number({ error: 'must be a whole number of milliseconds from 1 to 600000' })
+        .int()
+        .positive()
+        .max(600_000)
+        .optional(),
+      degraded: z.boolean({ error: 'must be true or false' }).optional(),
+    },
+    { error: unknownFields('an assertion object such as {"status": 200}') },
+  )
   .superRefine((a, ctx) => {
     const given = assertionKeys.filter((key) => a[key] !== undefined);
     // `equals` goes with `json`, or stands alone (a DNS answer equals the value).
@@ -67,56 +98,68 @@ export type Assertion = z.infer<typeof assertionSchema>;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
+/** Milliseconds within bounds, each bound with its own words. */
+const milliseconds = (min: number, max: number, maxWords: string) =>
+  z
+    .number({ error: 'must be a whole number of milliseconds' })
+    .int()
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max} (${maxWords})`);
+
 export const checkBodySchema = z
-  .strictObject({
-    name: nameSchema,
-    service: nameSchema,
-    kind: z.enum(checkKinds),
-    target: nullable(z.string().trim().min(1).max(2048)),
-    method: nullable(z.enum(httpMethods)),
-    headers: nullable(
-      z
-        .record(
-          z.string().regex(/^[!#$%&'*+.^_`|~\w-]{1,100}$/),
-          // null keeps the stored value on PUT: reads never show literal header values.
-          z
-            .string()
-            .max(8192)
-            .regex(/^[^\r\n\0]*$/, 'must not contain line breaks')
-            .nullable(),
-          {
-            error: (issue) =>
-              issue.code === 'invalid_key' ? 'must be a header name (letters, digits and - only)' : undefined,
-          },
-        )
-        .refine((h) => Object.keys(h).length <= 50, 'at most 50 headers'),
-    ),
-    everyMs: nullable(
-      z
-        .number()
-        .int()
-        .min(MIN_EVERY_MS, 'must be at least 10000')
-        .max(7 * 86_400_000),
-    ),
-    timeoutMs: nullable(z.number().int().min(100).max(120_000)),
-    from: nullable(nameSchema),
-    expect: nullable(z.array(assertionSchema).max(20)),
-    cron: nullable(z.string().trim().min(1).max(200)),
-    timezone: nullable(z.string().trim().min(1).max(64)),
-    graceMs: nullable(
-      z
-        .number()
-        .int()
-        .min(0)
-        .max(7 * 86_400_000),
-    ),
-    // Accepted only so that its refusal can name the field: command checks live in an agent's checks file.
-    command: z.unknown().optional(),
-  })
+  .strictObject(
+    {
+      name: nameSchema,
+      service: nameSchema,
+      kind: z.enum(checkKinds, {
+        error: (issue) =>
+          issue.input === undefined ? 'required' : `must be one of ${checkKinds.join(', ')}`,
+      }),
+      target: nullable(
+        z
+          .string({ error: 'must be text: a URL, host:port or host name' })
+          .trim()
+          .min(1, 'must not be empty')
+          .max(2048, 'must be at most 2048 characters'),
+      ),
+      method: nullable(z.enum(httpMethods, { error: `must be one of ${httpMethods.join(', ')}` })),
+      headers: nullable(headersSchema),
+      everyMs: nullable(milliseconds(MIN_EVERY_MS, 7 * 86_400_000, '7 days')),
+      timeoutMs: nullable(milliseconds(100, 120_000, '2 minutes')),
+      from: nullable(nameSchema),
+      expect: nullable(
+        z
+          .array(assertionSchema, { error: 'must be a list of assertions' })
+          .max(20, 'must have at most 20 assertions'),
+      ),
+      cron: nullable(
+        z
+          .string({ error: 'must be a cron expression (text)' })
+          .trim()
+          .min(1, 'must not be empty')
+          .max(200, 'must be at most 200 characters'),
+      ),
+      timezone: nullable(
+        z
+          .string({ error: 'must be an IANA time zone such as Europe/Berlin' })
+          .trim()
+          .min(1, 'must not be empty')
+          .max(64, 'must be at most 64 characters'),
+      ),
+      graceMs: nullable(milliseconds(0, 7 * 86_400_000, '7 days')),
+      // Reaching link-local addresses (where cloud metadata services answer) is a choice of the check.
+      allowLinkLocal: nullable(z.boolean({ error: 'must be true or false' })),
+      // Accepted only so that its refusal can name the field: command checks live in an agent's checks file.
+      command: z.unknown().optional(),
+    },
+    { error: unknownFields('a check object') },
+  )
   .superRefine((c, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (c.command !== undefined) issue('command', "command checks are declared in the agent's checks.toml");
     const has = (v: unknown) => v !== undefined && v !== null;
+    if (has(c.allowLinkLocal) && !connectingKinds.includes(c.kind))
+      issue('allowLinkLocal', 'only http, tcp and ping checks connect to their target');
     if (c.kind === 'heartbeat') {
       for (const key of ['target', 'method', 'headers', 'timeoutMs', 'from', 'expect'] as const) {
         if (has(c[key]) && !(key === 'expect' && c.expect?.length === 0))
@@ -138,6 +181,10 @@ export const checkBodySchema = z
     if (!has(c.target)) return issue('target', 'required for this kind');
     const targetError = referencedTargetProblem(c.kind, c.target!);
     if (targetError) issue('target', targetError);
+    else if (!c.allowLinkLocal) {
+      const refusal = linkLocalTargetProblem(c.kind, c.target!);
+      if (refusal) issue('target', `${refusal}; set allowLinkLocal to true to check it`);
+    }
     if (c.kind !== 'http') {
       if (has(c.method)) issue('method', 'only http checks take a method');
       if (has(c.headers)) issue('headers', 'only http checks take headers');
@@ -171,40 +218,6 @@ export const checkBodySchema = z
 
 export type CheckBody = z.infer<typeof checkBodySchema>;
 
-/**
- * Reads never show literal header values (they often hold credentials): each becomes null, which a
- * PUT sends back to keep the stored value. Values that only reference `${NAME}` stay visible.
- */
-export function hideHeaderValues(body: CheckBody): CheckBody {
-  if (!body.headers) return body;
-  const headers = Object.fromEntries(
-    Object.entries(body.headers).map(([name, value]) => [
-      name,
-      value !== null && isReference(value) ? value : null,
-    ]),
-  );
-  return { ...body, headers };
-}
-
-/** Fills header values sent as null from `stored`; returns the name of a header with nothing to keep. */
-export function keepStoredHeaders(
-  body: CheckBody,
-  stored: CheckBody | null,
-): { body: CheckBody; missing: string | null } {
-  if (!body.headers) return { body, missing: null };
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(body.headers)) {
-    const kept = value ?? stored?.headers?.[name] ?? null;
-    if (kept === null) return { body, missing: name };
-    headers[name] = kept;
-  }
-  return { body: { ...body, headers }, missing: null };
-}
-
-function isReference(value: string): boolean {
-  return /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value.trim());
-}
-
 /** A check with defaults applied: what the engine runs. */
 export type CheckDefinition = {
   name: string;
@@ -220,6 +233,8 @@ export type CheckDefinition = {
   cron: string | null;
   timezone: string;
   graceMs: number;
+  /** Whether runs may connect to link-local and cloud-metadata addresses. */
+  allowLinkLocal: boolean;
 };
 
 export function withDefaults(body: CheckBody): CheckDefinition {
@@ -240,71 +255,8 @@ export function withDefaults(body: CheckBody): CheckDefinition {
     cron: heartbeat ? (body.cron ?? null) : null,
     timezone: heartbeat ? (body.timezone ?? 'UTC') : 'UTC',
     graceMs: heartbeat ? (body.graceMs ?? DEFAULT_GRACE_MS) : 0,
+    allowLinkLocal: body.allowLinkLocal ?? false,
   };
-}
-
-const hostnamePattern =
-  /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
-
-export function isHostname(value: string): boolean {
-  return hostnamePattern.test(value);
-}
-
-function isIp(value: string): boolean {
-  return /^(\d{1,3})(\.\d{1,3}){3}$/.test(value) || (value.includes(':') && /^[0-9a-f:.]+$/i.test(value));
-}
-
-/** `${NAME}`: a reference to an environment variable of the server (see server/config/env-refs.ts). */
-const referencePattern = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
-
-/**
- * Why `target` is not valid for `kind`, or null. `${NAME}` references are filled in when the check runs,
- * which checks the result again. Here a target made of references only is accepted, and one with
- * references must be valid with each replaced by `x` (a host, a path) or by `1` (a port); a URL may
- * start with a reference that holds its scheme and host (`${BASE}/health`).
- */
-function referencedTargetProblem(kind: CheckKind, target: string): string | null {
-  if (!target.includes('${')) return targetProblem(kind, target);
-  if (target.replace(referencePattern, '') === '') return null;
-  const candidates = ['x', '1'].flatMap((placeholder) => {
-    const filled = target.replace(referencePattern, placeholder);
-    return kind === 'http' && target.startsWith('${') ? [filled, `http://${filled}`] : [filled];
-  });
-  if (candidates.some((candidate) => targetProblem(kind, candidate) === null)) return null;
-  return targetProblem(kind, candidates[0]!);
-}
-
-/** Why `target`, with no references left, is not valid for `kind`, or null. */
-export function targetProblem(kind: CheckKind, target: string): string | null {
-  switch (kind) {
-    case 'http': {
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        return 'must be an http:// or https:// URL';
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
-      return null;
-    }
-    case 'tcp': {
-      const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s]+)):(\d{1,5})$/i.exec(target);
-      if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535) return 'must be host:port';
-      const host = m[1] ?? m[2]!;
-      return isHostname(host) || isIp(host) ? null : 'must be host:port';
-    }
-    case 'dns':
-      if (isIp(target)) return 'must be a DNS name, not an IP address';
-      return isHostname(target) ? null : 'must be a DNS name';
-    case 'ping':
-      return isHostname(target) || isIp(target) ? null : 'must be a host name or an IP address';
-    case 'domain':
-      return isHostname(target) && target.includes('.') && !isIp(target)
-        ? null
-        : 'must be a registered domain such as example.com';
-    case 'heartbeat':
-      return null;
-  }
 }
 
 function validTimeZone(zone: string): boolean {

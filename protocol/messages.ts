@@ -3,7 +3,7 @@ import { formatDuration } from './durations.ts';
 
 /**
  * mon's words for validation problems wherever a schema sets none of its own: "required", "must be a
- * string", "must be at most 100 characters", "must be one of: GET, HEAD", "is not allowed here".
+ * string", "must be at most 100 characters", "must be one of GET, HEAD", "unknown field \"color\"".
  * Importing this module installs them for the whole process (the API's error handler and the mon.toml
  * loader import it), so no answer and no file error carries the schema library's phrasing.
  */
@@ -60,7 +60,7 @@ export function plainMessage(issue: Issue): string {
     case 'not_multiple_of':
       return `must be a multiple of ${issue.divisor}`;
     case 'unrecognized_keys':
-      return `${issue.keys.join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
     case 'invalid_union':
       return unionMessage(issue);
     case 'invalid_key':
@@ -68,7 +68,7 @@ export function plainMessage(issue: Issue): string {
     case 'invalid_value':
       return issue.values.length === 1
         ? `must be ${shown(issue.values[0])}`
-        : `must be one of: ${issue.values.map(shown).join(', ')}`;
+        : `must be one of ${issue.values.map(shown).join(', ')}`;
     default:
       return 'is not valid';
   }
@@ -78,11 +78,11 @@ z.config({ customError: plainMessage });
 
 /**
  * The field an issue is about and its message, for an answer's `detail`: an unknown key is named
- * itself ("color: is not allowed here") rather than through the object that holds it.
+ * itself ("color: unknown field") rather than through the object that holds it.
  */
 export function fieldIssue(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
   if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) {
-    return { path: [...issue.path, issue.keys[0]], message: 'is not allowed here' };
+    return { path: [...issue.path, issue.keys[0]], message: 'unknown field' };
   }
   return { path: issue.path, message: issue.message };
 }

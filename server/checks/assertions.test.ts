@@ -41,9 +41,12 @@ test('all assertions must pass; degraded failures degrade, others take it down',
     observed,
   );
   assert.equal(both.status, 'down');
-  assert.deepEqual(both.failures, ['took 120 ms, expected below 100 ms', '$.n is 3, expected 4']);
+  assert.deepEqual(both.failures, [
+    'took 120 ms, expected below 100 ms',
+    'expected $.n to equal 4, got a different number',
+  ]);
   assert.deepEqual(evaluate([{ json: '$.ready' }], observed).failures, [
-    '$.ready is false, expected a true value',
+    'expected $.ready to be a true value, got false',
   ]);
   assert.deepEqual(evaluate([{ json: 'missing' }], observed).failures, ['missing is missing']);
   assert.deepEqual(evaluate([{ bodyNotContains: 'ok' }], observed).failures, ['body contains "ok"']);
@@ -64,4 +67,58 @@ test('DNS answers: equals and contains look at every answer', () => {
 test('needsBody', () => {
   assert.equal(needsBody([{ status: 200 }, { responseTimeBelowMs: 5 }]), false);
   assert.equal(needsBody([{ json: '$.a' }]), true);
+});
+
+test('failures say what was expected and what kind of value came, never what the response held', () => {
+  const secret = 'internal-db-password-7f3a';
+  const doc = {
+    status: `degraded: ${secret}`,
+    count: 41,
+    flag: true,
+    nested: { token: secret },
+    list: [secret],
+    empty: '',
+    nothing: null,
+  };
+  const observed = { latencyMs: 5, statusCode: 500, body: JSON.stringify(doc) };
+  const failures = (expect: Parameters<typeof evaluate>[0]) => evaluate(expect, observed).failures;
+  assert.deepEqual(
+    failures([
+      { json: '$.status', equals: 'ok' },
+      { json: '$.count', equals: 42 },
+      { json: '$.flag', equals: false },
+      { json: '$.status', equals: 1 },
+      { json: '$.nested', equals: 'x' },
+      { json: '$.list', equals: 'x' },
+      { json: '$.nothing', equals: 'x' },
+      { json: '$.empty' },
+      { json: '$.nothing' },
+      { equals: 'all good' },
+      { bodyContains: 'all good' },
+      { bodyNotContains: secret },
+      { status: 200 },
+    ]),
+    [
+      'expected $.status to equal "ok", got a different string',
+      'expected $.count to equal 42, got a different number',
+      'expected $.flag to equal false, got a different boolean',
+      'expected $.status to equal 1, got a string',
+      'expected $.nested to equal "x", got an object',
+      'expected $.list to equal "x", got an array',
+      'expected $.nothing to equal "x", got null',
+      'expected $.empty to be a true value, got an empty string',
+      'expected $.nothing to be a true value, got null',
+      'body does not equal "all good"',
+      'body does not contain "all good"',
+      // What the author wrote may be shown, also when the body holds it.
+      `body contains "${secret}"`,
+      'status 500, expected 200',
+    ],
+  );
+  for (const failure of failures([
+    { json: '$.status', equals: 'ok' },
+    { json: '$.nested.token', equals: 'x' },
+  ])) {
+    assert.ok(!failure.includes(secret) && !failure.includes('41') && !failure.includes('degraded'), failure);
+  }
 });

@@ -50,7 +50,11 @@ export function needsBody(expect: readonly Assertion[]): boolean {
   );
 }
 
-/** Returns null when the assertion holds, else a short description of the failure. */
+/**
+ * Returns null when the assertion holds, else a short description of the failure. Descriptions quote
+ * what the check expects, never what the response held: status codes and latencies are shown, body
+ * text and JSON values are not.
+ */
 function check(a: Assertion, o: Observed): string | null {
   if (a.status !== undefined) {
     if (o.statusCode === undefined) return `expected status ${a.status}, got no response`;
@@ -84,6 +88,10 @@ function check(a: Assertion, o: Observed): string | null {
   return null;
 }
 
+/**
+ * A failed JSON assertion says what was expected and what kind of value was found, never the value:
+ * the document is the peer's (often internal) and details reach everyone who can read the check.
+ */
 function checkJson(path: string, equals: Assertion['equals'], body: string): string | null {
   let doc: unknown;
   try {
@@ -94,8 +102,24 @@ function checkJson(path: string, equals: Assertion['equals'], body: string): str
   const found = jsonPath(doc, path);
   if (!found.exists) return `${path} is missing`;
   if (equals === undefined)
-    return found.value ? null : `${path} is ${show(found.value)}, expected a true value`;
-  return found.value === equals ? null : `${path} is ${show(found.value)}, expected ${show(equals)}`;
+    return found.value ? null : `expected ${path} to be a true value, got ${falsyName(found.value)}`;
+  if (found.value === equals) return null;
+  return `expected ${path} to equal ${show(equals)}, got ${kindOf(found.value, typeof equals)}`;
+}
+
+/** A falsy JSON value is one of these four: naming it tells no more than its type. */
+function falsyName(value: unknown): string {
+  if (value === '') return 'an empty string';
+  return JSON.stringify(value) ?? 'nothing';
+}
+
+/** "a different string" when the type is the expected one, else the JSON type found. */
+function kindOf(value: unknown, expected: string): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  if (type === expected) return `a different ${type}`;
+  return type === 'object' ? 'an object' : `a ${type}`;
 }
 
 /** Looks up `$.a.b[0]`, `a.b` or `$` in a parsed JSON document. */
@@ -123,10 +147,12 @@ export function jsonPath(doc: unknown, path: string): { exists: boolean; value?:
   return { exists: true, value };
 }
 
+/** Text the check's author wrote (never a response's), shortened. */
 function quote(s: string): string {
   return JSON.stringify(s.length > 60 ? `${s.slice(0, 57)}...` : s);
 }
 
+/** A value the check's author wrote (never a response's), shortened. */
 function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;

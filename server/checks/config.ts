@@ -7,7 +7,7 @@ import {
   nameSchema,
 } from '../../protocol/check.ts';
 import { durationSchema, formatDuration } from '../config/durations.ts';
-import { DAY, text } from '../config/fields.ts';
+import { DAY } from '../config/fields.ts';
 import type { Path, PathError } from '../config/paths.ts';
 import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
 import { fileHashPattern, hashForFile, hashFromFile, hashToken } from './ping-tokens.ts';
@@ -42,21 +42,22 @@ const fileAssertionSchema = z.strictObject({
   body_contains: z.string().optional(),
   body_not_contains: z.string().optional(),
   response_time_below: durationSchema({ min: 1 }).optional(),
-  else: z.enum(['down', 'degraded']).optional(),
+  else: z.enum(['down', 'degraded'], { error: 'must be "down" or "degraded"' }).optional(),
 });
 type FileAssertion = z.infer<typeof fileAssertionSchema>;
 
 export const targetKeys = ['url', 'tcp', 'dns', 'ping', 'domain'] as const;
 export type TargetKey = (typeof targetKeys)[number];
 
+// Targets are checked by the check body's schema, once translated: one set of rules and messages.
 const fileCheckSchema = z.strictObject({
   name: nameSchema,
   service: nameSchema,
-  url: text().optional(),
-  tcp: text().optional(),
-  dns: text().optional(),
-  ping: text().optional(),
-  domain: text().optional(),
+  url: z.string().optional(),
+  tcp: z.string().optional(),
+  dns: z.string().optional(),
+  ping: z.string().optional(),
+  domain: z.string().optional(),
   from: nameSchema.optional(),
   every: durationSchema({ min: MIN_EVERY_MS, max: 7 * DAY }).optional(),
   timeout: durationSchema({ min: 100, max: 120_000 }).optional(),
@@ -78,6 +79,7 @@ const fileCheckSchema = z.strictObject({
   cron: z.string().optional(),
   timezone: z.string().optional(),
   grace: durationSchema({ min: 0, max: 7 * DAY }).optional(),
+  allow_link_local: z.boolean().optional(),
   // Accepted here only so that its refusal can say where command checks belong.
   command: z.unknown().optional(),
 });
@@ -149,11 +151,12 @@ const fileKeys: Record<string, string> = {
   bodyNotContains: 'body_not_contains',
   responseTimeBelowMs: 'response_time_below',
   degraded: 'else',
+  allowLinkLocal: 'allow_link_local',
 };
 const fileKey = (key: string) => fileKeys[key] ?? key;
 const renameInMessage = (message: string) =>
   message.replace(
-    /\b(everyMs|timeoutMs|graceMs|bodyContains|bodyNotContains|responseTimeBelowMs)\b/g,
+    /\b(everyMs|timeoutMs|graceMs|bodyContains|bodyNotContains|responseTimeBelowMs|allowLinkLocal)\b/g,
     fileKey,
   );
 
@@ -206,6 +209,7 @@ export function fileCheckToBody(
   if (input.cron !== undefined) body.cron = input.cron;
   if (input.timezone !== undefined) body.timezone = input.timezone;
   if (input.grace !== undefined) body.graceMs = input.grace;
+  if (input.allow_link_local !== undefined) body.allowLinkLocal = input.allow_link_local;
 
   const parsed = checkBodySchema.safeParse(body);
   if (!parsed.success) {
@@ -267,6 +271,7 @@ export function bodyToFileCheck(
   if (pingToken !== null) out.ping_token = pingToken;
   else if (pingTokenHash !== null && body.kind === 'heartbeat')
     out.ping_token_hash = hashForFile(pingTokenHash);
+  if (body.allowLinkLocal != null) out.allow_link_local = body.allowLinkLocal;
   if (body.headers != null && Object.keys(body.headers).length > 0) out.headers = { ...body.headers };
   if (body.expect != null && body.expect.length > 0) out.expect = body.expect.map(fromAssertion);
   return out;
@@ -284,3 +289,37 @@ function fromAssertion(a: Assertion): Record<string, unknown> {
   if (a.degraded !== undefined) out.else = a.degraded ? 'degraded' : 'down';
   return out;
 }
+
+/** `[checks]`: settings of all checks. */
+export type CheckSettings = {
+  /**
+   * `api_env`: the environment variables that checks made in the panel or through the API may use as
+   * `${NAME}`. Checks of mon.toml may use any: the file is the operator's, the API is open to every
+   * `write` token, and a reference sends the variable's value wherever the check's target points.
+   */
+  apiEnv: string[];
+};
+
+const envName = z
+  .string({ error: 'must be the name of an environment variable' })
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable: letters, digits and _');
+
+const checksTableWords = 'must be a table: [checks] holds settings of all checks, each check is a [[check]]';
+
+export const checkSettingsSection = configSection({
+  key: 'checkSettings',
+  tables: {
+    checks: z
+      .strictObject(
+        { api_env: z.array(envName, { error: 'must be a list of environment variable names' }).default([]) },
+        { error: (issue) => (issue.code === 'invalid_type' ? checksTableWords : undefined) },
+      )
+      .optional(),
+  },
+  build: (input): Built<CheckSettings> => ({
+    value: { apiEnv: [...new Set(input.checks?.api_env ?? [])] },
+    errors: [],
+  }),
+  empty: (): CheckSettings => ({ apiEnv: [] }),
+  toToml: (value): TomlTable => (value.apiEnv.length > 0 ? { checks: { api_env: [...value.apiEnv] } } : {}),
+});

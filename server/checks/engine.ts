@@ -242,6 +242,8 @@ export class CheckEngine {
       outcome = await runner(entry.def, {
         ...this.options.runContext,
         env: this.deps.env,
+        // Checked again at each run: the list may have shrunk since the check was saved.
+        ...(!entry.rec.managed && { allowedEnv: this.deps.config.current().checkSettings.apiEnv }),
         signal: timeout.signal,
         now: () => clock.now(),
       });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CheckBody } from '../../protocol/check.ts';
 import { liveKeys } from '../../protocol/live.ts';
+import { notListed, unlistedReference } from '../config/env-refs.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
 import { hashToken, newPingToken } from './ping-tokens.ts';
@@ -68,7 +69,33 @@ export function newRecord(
   };
 }
 
+/**
+ * Checks made in the panel or through the API may refer only to the environment variables that
+ * `[checks] api_env` of mon.toml lists: a reference sends the variable's value wherever the target
+ * points, and any `write` token may make such a check. 422 names the field and the variable.
+ */
+function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void {
+  const allowed = engine.deps.config.current().checkSettings.apiEnv;
+  const fields: [string, string | null | undefined][] = [
+    ['target', body.target],
+    ...Object.entries(body.headers ?? {}).map(([name, value]): [string, string | null] => [
+      `headers.${name}`,
+      value,
+    ]),
+  ];
+  for (const [field, text] of fields) {
+    const name = text ? unlistedReference(text, allowed) : null;
+    if (name !== null) {
+      throw invalid(
+        field,
+        `${notListed(name)}; checks made in the panel or through the API may use only those`,
+      );
+    }
+  }
+}
+
 export async function createCheck(engine: CheckRegistry, body: CheckBody): Promise<string> {
+  refuseUnlistedReferences(engine, body);
   const { store, clock } = engine.deps;
   const now = clock.now();
   const rec = newRecord(newId(), body, now, false, null);
@@ -93,6 +120,7 @@ function editable(engine: CheckRegistry, id: string): Entry {
 
 export async function updateCheck(engine: CheckRegistry, id: string, body: CheckBody): Promise<void> {
   const entry = editable(engine, id);
+  refuseUnlistedReferences(engine, body);
   await redefine(engine, entry, body, entry.rec.pingTokenHash, false);
 }
 

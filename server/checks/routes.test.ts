@@ -12,6 +12,7 @@ import type {
 } from '../../protocol/reads.ts';
 import { addToRollups } from '../checks/rollups.ts';
 import { type Any, checkServer } from '../checks/testkit.ts';
+import { staticConfig } from '../config/service.ts';
 
 const web = { name: 'home', service: 'shop', kind: 'http', target: 'http://127.0.0.1:9/', everyMs: 10_000 };
 
@@ -160,7 +161,9 @@ test('PUT moves a check with a change row; DELETE removes it; services read', as
 });
 
 test('reads hide literal header values; PUT with null keeps them; POST with null is refused', async (t) => {
-  const { server, engine, inject } = await checkServer();
+  // Panel checks may use the variables mon.toml lists for them.
+  const config = staticConfig({ checkSettings: { apiEnv: ['API_TOKEN'] } });
+  const { server, engine, inject } = await checkServer({ config });
   t.after(() => server.dispose());
   const reference = ['$', '{API_TOKEN}'].join('');
   const body = { ...web, headers: { 'X-Auth': 'secret-value', Authorization: reference } };

@@ -16,6 +16,11 @@ export type RunOutcome = {
 export type RunContext = {
   /** The server's environment, for `${NAME}` in targets and header values. */
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The only variables the check may use, for checks made in the panel or through the API (`[checks]
+   * api_env`); absent for checks of mon.toml, which may use any.
+   */
+  allowedEnv?: readonly string[];
   /** Aborted at the check's timeout. */
   signal: AbortSignal;
   now: () => number;

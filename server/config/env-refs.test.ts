@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are literal ${NAME} references
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expandAll, expandReferences, notSet, referencedNames } from './env-refs.ts';
+import { expandReferences, notListed, notSet, referencedNames, unlistedReference } from './env-refs.ts';
 
 test('expands ${NAME} from the environment', () => {
   assert.deepEqual(expandReferences('Bearer ${TOKEN}', { TOKEN: 'abc' }), {
@@ -16,15 +16,19 @@ test('expands ${NAME} from the environment', () => {
 
 test('missing variables are named', () => {
   assert.deepEqual(expandReferences('x ${NOPE} ${ALSO}', {}), { value: 'x  ', missing: ['NOPE', 'ALSO'] });
-  assert.deepEqual(expandAll({ a: 'fine', b: '${GONE}', c: '${LATER}' }, {}), { ok: false, missing: 'GONE' });
-  assert.deepEqual(expandAll({ a: '${X}', b: 'plain' }, { X: 'y' }), {
-    ok: true,
-    values: { a: 'y', b: 'plain' },
-  });
   assert.equal(notSet('API_TOKEN'), 'environment variable API_TOKEN is not set');
 });
 
 test('referenced names in order of appearance', () => {
   assert.deepEqual(referencedNames('${A}:${B}:${A} $C'), ['A', 'B', 'A']);
   assert.deepEqual(referencedNames('no references'), []);
+});
+
+test('the first reference to a variable a list leaves out', () => {
+  assert.equal(unlistedReference('${A}/${B}/${C}', ['A']), 'B');
+  assert.equal(unlistedReference('${A} and $B', ['A']), null);
+  assert.equal(
+    notListed('OIDC_SECRET'),
+    'environment variable OIDC_SECRET is not listed in [checks] api_env of mon.toml',
+  );
 });

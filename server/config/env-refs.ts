@@ -18,6 +18,19 @@ export function referencedNames(text: string): string[] {
   return [...text.matchAll(reference)].map((m) => m[1]!);
 }
 
+/**
+ * The first variable `text` refers to that `allowed` does not list, or null. Checks made in the panel
+ * or through the API may use only the variables `[checks] api_env` lists.
+ */
+export function unlistedReference(text: string, allowed: readonly string[]): string | null {
+  return referencedNames(text).find((name) => !allowed.includes(name)) ?? null;
+}
+
+/** The error for a reference an API check may not use; it names the variable, never a value. */
+export function notListed(name: string): string {
+  return `environment variable ${name} is not listed in [checks] api_env of mon.toml`;
+}
+
 export function hasReference(text: string): boolean {
   return referencedNames(text).length > 0;
 }
@@ -36,18 +49,4 @@ export function expandReferences(text: string, env: Env): { value: string; missi
     return v;
   });
   return { value, missing };
-}
-
-/** Expands every value of a record; the first missing variable stops it. */
-export function expandAll(
-  values: Readonly<Record<string, string>>,
-  env: Env,
-): { ok: true; values: Record<string, string> } | { ok: false; missing: string } {
-  const out: Record<string, string> = {};
-  for (const key in values) {
-    const { value, missing } = expandReferences(values[key]!, env);
-    if (missing.length > 0) return { ok: false, missing: missing[0]! };
-    out[key] = value;
-  }
-  return { ok: true, values: out };
 }

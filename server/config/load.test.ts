@@ -38,7 +38,7 @@ test('schema errors carry exact 0-based paths in file keys', () => {
       's',
       'url = "https://c.example"\nevery = "5s"\nexpect = [{ status = 200 }, { body_contain = "x" }]',
     ),
-    '[[checks]]\n',
+    '[[checkz]]\n',
   ].join('');
   assert.equal(
     errorOf(text),
@@ -46,7 +46,7 @@ test('schema errors carry exact 0-based paths in file keys', () => {
       'check[1].every: use a duration such as 30s, 5m or 1h30m',
       'check[2].every: must be at least 10s',
       'check[2].expect[1].body_contain: unknown key',
-      'checks: unknown key',
+      'checkz: unknown key',
     ].join('\n'),
   );
 });

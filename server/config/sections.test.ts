@@ -34,6 +34,8 @@ name = "web-1"
 disk = 80
 temperature = false
 ignore_mounts = ["/boot"]
+[checks]
+api_env = ["STATUS_TOKEN"]
 [[check]]
 name = "home"
 service = "shop"

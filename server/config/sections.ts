@@ -1,5 +1,5 @@
 import { authSection } from '../auth/config.ts';
-import { checkSection } from '../checks/config.ts';
+import { checkSection, checkSettingsSection } from '../checks/config.ts';
 import { hostSection } from '../hosts/config.ts';
 import { alertSection } from '../notify/config.ts';
 import { retentionSection, serverSection, serviceSection } from './core.ts';
@@ -25,6 +25,7 @@ const list = [
   authSection,
   serviceSection,
   hostSection,
+  checkSettingsSection,
   checkSection,
   alertSection,
 ] as const;

@@ -25,23 +25,31 @@ test('bad check bodies answer 422 naming the field, in mon words', async () => {
     'content-type': 'application/json',
   };
   const bodies: [string, Record<string, unknown>, string][] = [
-    ['name', { ...web, name: 5 }, 'name: must be a string'],
+    ['name', { ...web, name: 5 }, 'name: must be a name (text)'],
     ['service', { name: 'home', kind: 'http', target: web.target }, 'service: required'],
-    ['kind', { ...web, kind: 'udp' }, 'kind: must be one of: http, tcp, dns, ping, domain, heartbeat'],
-    ['color', { ...web, color: 'red' }, 'color: is not allowed here'],
-    ['everyMs', { ...web, everyMs: 8 * 86_400_000 }, 'everyMs: must be at most 7d'],
-    ['timeoutMs', { ...web, timeoutMs: 1500.5 }, 'timeoutMs: must be a whole number'],
+    ['kind', { ...web, kind: 'udp' }, 'kind: must be one of http, tcp, dns, ping, domain, heartbeat'],
+    ['color', { ...web, color: 'red' }, 'color: unknown field'],
+    ['everyMs', { ...web, everyMs: 8 * 86_400_000 }, 'everyMs: must be at most 604800000 (7 days)'],
+    ['timeoutMs', { ...web, timeoutMs: 1500.5 }, 'timeoutMs: must be a whole number of milliseconds'],
     [
       'method',
       { ...web, method: 'FETCH' },
-      'method: must be one of: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      'method: must be one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
     ],
-    ['expect', { ...web, expect: Array(21).fill({ status: 200 }) }, 'expect: must have at most 20 items'],
-    ['expect[0].status', { ...web, expect: [{ status: 700 }] }, 'expect[0].status: must be at most 599'],
+    [
+      'expect',
+      { ...web, expect: Array(21).fill({ status: 200 }) },
+      'expect: must have at most 20 assertions',
+    ],
+    [
+      'expect[0].status',
+      { ...web, expect: [{ status: 700 }] },
+      'expect[0].status: must be a status code from 100 to 599 or a pattern such as 2xx',
+    ],
     [
       'expect[0].equals',
       { ...web, expect: [{ equals: [] }] },
-      'expect[0].equals: must be a string or a number or true or false',
+      'expect[0].equals: must be a string, a number or true or false',
     ],
   ];
   for (const [field, body, expected] of bodies) {
@@ -70,7 +78,7 @@ test('account bodies read the same way', async () => {
     type: 'about:blank',
     status: 422,
     title: 'invalid value',
-    detail: 'expires: is not allowed here',
+    detail: 'expires: unknown field',
   });
   const { tokens } = (await (await fetch(`${base}/api/v1/tokens`, { headers })).json()) as TokensList;
   assert.ok(!tokens.some((t) => t.label === 'ci'), 'nothing was stored');
@@ -103,13 +111,13 @@ test('mon.toml errors use the same words, a TOML table being a table', () => {
   assert.equal(result.ok, false);
   const lines = result.ok ? [] : result.error.split('\n');
   assert.deepEqual(lines.sort(), [
-    'alert[0].type: must be one of: ntfy, webhook, slack, discord, telegram, email',
+    'alert[0].type: must be one of ntfy, webhook, slack, discord, telegram, email',
     'auth.password: must be true or false',
     'check[0].headers: must be a table',
     'server.url: must be a string',
     'service[0].color: unknown key',
     'service[0].hosts: must be a list',
-    'service[0].tier: must be one of: critical, standard, low',
+    'service[0].tier: must be one of critical, standard, low',
     'trusted_proxies: must be a list',
   ]);
   for (const line of lines) assert.doesNotMatch(line, libraryWords);

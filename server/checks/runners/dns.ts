@@ -24,7 +24,7 @@ const errorOrder = ['ENOTFOUND', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED', 'ETIME
 const MAX_CNAME_HOPS = 8;
 
 export const dnsRunner: Runner = safe(async (check, ctx) => {
-  const resolved = resolveTarget(check, ctx.env);
+  const resolved = resolveTarget(check, ctx);
   if ('outcome' in resolved) return resolved.outcome;
   const name = resolved.target;
   const { signal } = ctx;

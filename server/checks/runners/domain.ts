@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Runner, RunOutcome } from '../run.ts';
 import {
   DAY_MS,
@@ -28,7 +29,7 @@ const bootstraps = new Map<string, { at: number; services: Promise<Services> }>(
  * server for the top-level domain, which answers `<base>domain/<name>` with an `expiration` event.
  */
 export const domainRunner: Runner = safe(async (check, ctx) => {
-  const resolved = resolveTarget(check, ctx.env);
+  const resolved = resolveTarget(check, ctx);
   if ('outcome' in resolved) return resolved.outcome;
   const name = resolved.target.trim().toLowerCase().replace(/\.$/, '');
   const { signal } = ctx;
@@ -56,7 +57,8 @@ export const domainRunner: Runner = safe(async (check, ctx) => {
     }
     if (!res.ok) {
       await res.body?.cancel();
-      return down(`RDAP server answered ${res.status} ${res.statusText}`.trim(), latencyMs);
+      // The standard reason phrase, not the server's own text.
+      return down(`RDAP server answered ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trim(), latencyMs);
     }
     doc = JSON.parse(await readLimited(res, MAX_RESPONSE_BYTES));
   } catch (error) {

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { makePki, type TestPki } from './fixtures/certs.ts';
 import { checkOf, closedPort, contextOf, listen } from './fixtures/context.ts';
 import { httpRunner } from './http.ts';
 
 const DAY = 86_400_000;
+/** Text a peer holds that no detail may quote. */
+const secret = 'peer-secret-4b1d';
 
 function routes(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://x');
@@ -31,6 +35,16 @@ function routes(req: IncomingMessage, res: ServerResponse) {
       return res.end();
     case '/moved':
       res.writeHead(302, { location: '/ok' });
+      return res.end();
+    case '/internal':
+      // A peer's own words where a detail could pick them up: reason phrase and document.
+      res.writeHead(500, `Broken ${secret}`, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ status: `down: ${secret}`, db: { password: secret } }));
+    case '/bad-location':
+      res.writeHead(302, { location: `http://[${secret}/` });
+      return res.end();
+    case '/odd-scheme':
+      res.writeHead(302, { location: `${secret}:elsewhere` });
       return res.end();
     case '/echo':
       return res.end(JSON.stringify({ method: req.method, headers: req.headers }));
@@ -118,7 +132,7 @@ describe('http runner', () => {
     const wrong = await run('/json', { expect: [{ json: '$.ready' }] });
     assert.deepEqual(
       [wrong.status, wrong.detail],
-      ['down', '200 OK; $.ready is false, expected a true value'],
+      ['down', '200 OK; expected $.ready to be a true value, got false'],
     );
   });
 
@@ -175,6 +189,43 @@ describe('http runner', () => {
     } finally {
       other.close();
     }
+  });
+
+  test('details never quote what the peer sent: reason phrase, redirect locations, JSON values', async () => {
+    const out = await run('/internal', {
+      expect: [{ status: 200 }, { json: '$.status', equals: 'up' }, { json: '$.db.password', equals: 'x' }],
+    });
+    assert.deepEqual(
+      [out.status, out.detail],
+      [
+        'down',
+        '500 Internal Server Error; status 500, expected 200; expected $.status to equal "up", got a different string; expected $.db.password to equal "x", got a different string',
+      ],
+    );
+    const invalid = await run('/bad-location');
+    assert.deepEqual([invalid.status, invalid.detail], ['down', 'redirect to an invalid URL']);
+    const scheme = await run('/odd-scheme');
+    assert.deepEqual(
+      [scheme.status, scheme.detail],
+      ['down', 'redirect to a URL that is not http:// or https://'],
+    );
+  });
+
+  test('header values filled in at run time are checked like written ones; the value is not shown', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${NAME} reference
+    const headers = { authorization: 'Bearer ${API_TOKEN}' };
+    const out = await run(
+      '/echo',
+      { headers },
+      contextOf({ env: { API_TOKEN: `x\r\nX-Injected: ${secret}` } }),
+    );
+    assert.deepEqual(
+      [out.status, out.detail],
+      [
+        'down',
+        `header authorization with \${API_TOKEN} filled in: must not contain line breaks or other control characters`,
+      ],
+    );
   });
 
   test('a server that does not answer times out', async () => {
@@ -282,6 +333,20 @@ describe('https runner', () => {
     assert.equal(selfSigned.status, 'down');
     assert.match(selfSigned.detail, /^certificate error: .*self-signed/);
     assert.doesNotMatch(selfSigned.detail, /Node\.js|--use-system-ca/);
+  });
+
+  test('a certificate for other names says so without quoting the names it holds', async () => {
+    // The leaf names 127.0.0.1 and localhost; 127.0.0.2 is loopback too, but not in it.
+    const other = https.createServer(pki.leaf(90), routes);
+    servers.push(other);
+    other.listen(0, '127.0.0.2');
+    await once(other, 'listening');
+    const { port } = other.address() as AddressInfo;
+    const out = await run(`https://127.0.0.2:${port}/ok`, [pki.caPem]);
+    assert.deepEqual(
+      [out.status, out.detail],
+      ['down', 'certificate error: the certificate is not valid for 127.0.0.2'],
+    );
   });
 
   test('a certificate expiring within 14 days is degraded', async () => {

@@ -1,18 +1,19 @@
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingMessage, STATUS_CODES } from 'node:http';
 import https from 'node:https';
-import { isIP, type Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { isIP } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
 import type { Assertion } from '../../../protocol/check.ts';
-import { expandAll, notSet } from '../../config/env-refs.ts';
 import { evaluate, needsBody, statusMatches } from '../assertions.ts';
 import type { Runner, RunOutcome } from '../run.ts';
+import { agentFor, type Via } from './http-agents.ts';
+import { guardedLookup, RefusedTarget, refusedHost } from './link-local.ts';
 import {
   DAY_MS,
   daysFromNow,
   down,
   isoDate,
   networkDetail,
+  resolveHeaders,
   resolveTarget,
   safe,
   timedOut,
@@ -31,10 +32,10 @@ const redirectCodes = new Set([301, 302, 303, 307, 308]);
 type Response = { res: IncomingMessage; certExpires: number | null };
 
 export const httpRunner: Runner = safe(async (check, ctx) => {
-  const resolved = resolveTarget(check, ctx.env);
+  const resolved = resolveTarget(check, ctx);
   if ('outcome' in resolved) return resolved.outcome;
-  const headers = expandAll(check.headers, ctx.env);
-  if (!headers.ok) return down(`${notSet(headers.missing)} (used in a header)`);
+  const headers = resolveHeaders(check, ctx);
+  if ('outcome' in headers) return headers.outcome;
   const method = check.method ?? 'GET';
   const follow = method === 'GET' || method === 'HEAD';
   const { signal } = ctx;
@@ -47,18 +48,26 @@ export const httpRunner: Runner = safe(async (check, ctx) => {
     ...(expiry !== undefined && { expiry }),
   });
 
+  const via = { extraCa: ctx.extraCa, allowLinkLocal: check.allowLinkLocal, dnsServers: ctx.dnsServers };
   for (let redirects = 0; ; redirects++) {
     // Configured headers (often credentials) go to the check's own origin only.
-    const sent = url.origin === origin ? headers.values : {};
+    const sent = url.origin === origin ? headers.headers : {};
     let response: Response;
     try {
-      response = await send(url, method, sent, signal, ctx.extraCa);
+      const refused = refusedHost(url.hostname, check.allowLinkLocal);
+      if (refused) throw refused;
+      response = await send(url, method, sent, signal, via);
     } catch (error) {
       if (signal.aborted) return fail(timedOut(check));
+      // A redirect's target is the peer's text: it is not quoted.
+      if (error instanceof RefusedTarget && redirects > 0)
+        return fail(
+          'refused a redirect to a link-local address; the check does not allow link-local addresses',
+        );
       if (url.protocol === 'https:' && isCertificateError(error)) {
-        const expires = await peekCertificateExpiry(url, signal);
+        const expires = await peekCertificateExpiry(url, signal, via);
         if (expires !== null) expiry = { kind: 'certificate', expires };
-        return fail(`certificate error: ${certificateMessage(error)}`);
+        return fail(`certificate error: ${certificateMessage(error, url)}`);
       }
       if (url.protocol === 'https:' && isTlsError(error)) {
         return fail('TLS handshake failed (does this port speak HTTPS?)');
@@ -82,10 +91,10 @@ export const httpRunner: Runner = safe(async (check, ctx) => {
       try {
         next = new URL(location, url);
       } catch {
-        return fail(`redirect to an invalid URL: ${location.slice(0, 200)}`);
+        return fail('redirect to an invalid URL');
       }
       if (next.protocol !== 'http:' && next.protocol !== 'https:')
-        return fail(`redirect to an unsupported URL scheme ${next.protocol}`);
+        return fail('redirect to a URL that is not http:// or https://');
       url = next;
       continue;
     }
@@ -99,14 +108,13 @@ export const httpRunner: Runner = safe(async (check, ctx) => {
       if (signal.aborted) return fail(timedOut(check), latencyMs);
       return fail(`reading the body failed: ${networkDetail(error)}`, latencyMs);
     }
-    return judge(check.expect, code, res.statusMessage ?? '', !follow, body, latencyMs, expiry, ctx.now());
+    return judge(check.expect, code, !follow, body, latencyMs, expiry, ctx.now());
   }
 });
 
 function judge(
   expect: Assertion[],
   code: number,
-  statusText: string,
   notFollowed: boolean,
   body: string | undefined,
   latencyMs: number,
@@ -128,7 +136,8 @@ function judge(
     status = worst(status, cert.status);
     if (cert.note) notes.push(cert.note);
   }
-  const detail = [`${code} ${statusText}`.trim(), ...notes].join('; ');
+  // The standard reason phrase, not the peer's: what a server writes there is its own text.
+  const detail = [`${code} ${STATUS_CODES[code] ?? ''}`.trim(), ...notes].join('; ');
   return { status, latencyMs, detail, ...(expiry !== undefined && { expiry }) };
 }
 
@@ -146,67 +155,8 @@ export function certificateStatus(
   return { status: 'up' };
 }
 
-/** Connections idle this long are closed (below the 5 s keep-alive of common servers). */
-const IDLE_MS = 4000;
-/** Idle connections kept per origin at most; more are closed when their responses end. */
-const MAX_IDLE_PER_ORIGIN = 8;
-/** A connection is not reused once this old, so that a renewed certificate is seen within a minute. */
-export const MAX_CONNECTION_AGE_MS = 60_000;
 /** A body nobody reads is drained (so the connection can be reused) up to this size, else dropped. */
 const DRAIN_MAX_BYTES = 64 * 1024;
-/** https agents kept, one per set of extra roots (the configuration has one). */
-const MAX_TLS_AGENTS = 4;
-
-/**
- * Keep-alive agents: Node's agent pools connections per origin (host, port and TLS options). Busy
- * connections are bounded by the engine's concurrency, idle ones by MAX_IDLE_PER_ORIGIN and IDLE_MS.
- * A fresh connection per run cost ~11 KB of garbage and ~80 µs of CPU more per run, most of the
- * engine's load at 1,000 runs/s; latency is then the time to the response on a warm connection.
- */
-const born = new WeakMap<object, number>();
-function keepAlive<A extends http.Agent>(agent: A): A {
-  const create = agent.createConnection.bind(agent);
-  agent.createConnection = (options, callback) => {
-    const socket = create(options, callback);
-    if (socket) born.set(socket, Date.now());
-    return socket;
-  };
-  const keep = agent.keepSocketAlive.bind(agent) as (socket: Duplex) => boolean;
-  (agent as unknown as { keepSocketAlive: (socket: Duplex) => boolean }).keepSocketAlive = (socket) => {
-    if (Date.now() - (born.get(socket) ?? 0) >= MAX_CONNECTION_AGE_MS || !keep(socket)) return false;
-    // The idle timeout, set here rather than as the agent's `timeout` option: that option also arms a
-    // timeout on every request, which kept each request's objects alive long enough to be promoted
-    // out of the young generation (~3x the old-space growth at 1,000 runs/s).
-    const { timeout } = socket as Socket;
-    if (!timeout || timeout > IDLE_MS) (socket as Socket).setTimeout(IDLE_MS);
-    return true;
-  };
-  return agent;
-}
-const agentOptions = { keepAlive: true, maxFreeSockets: MAX_IDLE_PER_ORIGIN };
-const httpAgent = keepAlive(new http.Agent(agentOptions));
-/** By extra roots: a connection verified against one set of roots never serves another set. */
-const tlsAgents = new Map<string, https.Agent>();
-function tlsAgent(extraCa: string[] | undefined): https.Agent {
-  const key = (extraCa ?? []).join('\n');
-  let agent = tlsAgents.get(key);
-  if (!agent) {
-    if (tlsAgents.size >= MAX_TLS_AGENTS) {
-      const [oldKey, old] = tlsAgents.entries().next().value!;
-      tlsAgents.delete(oldKey);
-      for (const sockets of Object.values(old.freeSockets)) for (const s of sockets ?? []) s.destroy();
-    }
-    // Node's default roots (bundled, plus system or extra ones when Node is told to use them) and extraCa.
-    const ca = [...tls.getCACertificates('default'), ...(extraCa ?? [])];
-    const secureContext = tls.createSecureContext({ ca });
-    // No session resumption: each new connection verifies the certificate in a full handshake.
-    agent = keepAlive(
-      new https.Agent({ ...agentOptions, secureContext, rejectUnauthorized: true, maxCachedSessions: 0 }),
-    );
-    tlsAgents.set(key, agent);
-  }
-  return agent;
-}
 
 /** Errors of a kept-alive connection that the server closed just as the request went out. */
 const staleConnection = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
@@ -216,7 +166,7 @@ function send(
   method: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-  extraCa: string[] | undefined,
+  via: Via,
   retried = false,
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
@@ -226,7 +176,7 @@ function send(
       method,
       headers: { ...(!hasUserAgent && { 'user-agent': 'mon-check/1' }), ...headers },
       signal,
-      agent: secure ? tlsAgent(extraCa) : httpAgent,
+      agent: agentFor(secure, via),
     };
     const req = (secure ? https : http).request(url, options, (res) => {
       let certExpires: number | null = null;
@@ -240,7 +190,7 @@ function send(
     req.on('error', (error: NodeJS.ErrnoException) => {
       // Once, on a new connection: the server may close an idle one at any time.
       if (req.reusedSocket && !retried && !signal.aborted && staleConnection.has(error.code ?? ''))
-        send(url, method, headers, signal, extraCa, true).then(resolve, reject);
+        send(url, method, headers, signal, via, true).then(resolve, reject);
       else reject(error);
     });
     req.end();
@@ -268,8 +218,13 @@ function discard(res: IncomingMessage): void {
   res.resume();
 }
 
-/** Node's message without its advice on Node flags: mon takes extra roots from its own settings. */
-function certificateMessage(error: unknown): string {
+/**
+ * Node's message without its advice on Node flags (mon takes extra roots from its own settings), or
+ * mon's words where Node's would quote the peer's certificate (the names it was issued for).
+ */
+function certificateMessage(error: unknown, url: URL): string {
+  if ((error as NodeJS.ErrnoException)?.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `the certificate is not valid for ${url.hostname}`;
   return ((error as Error).message ?? String(error)).split('; if the root CA')[0]!.trim();
 }
 
@@ -287,7 +242,7 @@ function isCertificateError(error: unknown): boolean {
  * After a failed verification, a bare handshake (nothing is sent) reads the leaf certificate's expiry so
  * that an expired certificate still shows its date.
  */
-function peekCertificateExpiry(url: URL, signal: AbortSignal): Promise<number | null> {
+function peekCertificateExpiry(url: URL, signal: AbortSignal, via: Via): Promise<number | null> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve(null);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -296,6 +251,7 @@ function peekCertificateExpiry(url: URL, signal: AbortSignal): Promise<number | 
       port: Number(url.port || 443),
       servername: isIP(host) ? undefined : host,
       rejectUnauthorized: false,
+      lookup: guardedLookup(via.allowLinkLocal, via.dnsServers),
     });
     const finish = (value: number | null) => {
       signal.removeEventListener('abort', onAbort);

@@ -87,3 +87,56 @@ test('runners fill in references in the target; a missing variable or a bad valu
     web.close();
   }
 });
+
+test('a check of the panel or the API uses only the variables listed for it, at every run', async () => {
+  const seen: string[] = [];
+  const web = http.createServer((req, res) => {
+    seen.push(`${req.url} ${req.headers.authorization ?? ''}`);
+    res.end('ok');
+  });
+  const port = String(await listen(web));
+  try {
+    const env = { PORT: port, KEY: 'secret-key', TOKEN: 'secret-token' };
+    const allowedEnv = ['PORT'];
+    const targets = {
+      http: `http://127.0.0.1:\${PORT}/?key=\${KEY}`,
+      tcp: `127.0.0.1:\${KEY}`,
+      dns: `\${KEY}.test`,
+      ping: `\${KEY}`,
+      domain: `\${KEY}.com`,
+    };
+    for (const [kind, run] of Object.entries(runners)) {
+      const k = kind as keyof typeof runners;
+      assert.deepEqual(
+        await run(checkOf({ kind: k, target: targets[k] }), contextOf({ env, allowedEnv })),
+        {
+          status: 'down',
+          latencyMs: null,
+          detail:
+            'environment variable KEY is not listed in [checks] api_env of mon.toml (used in the target)',
+        },
+        kind,
+      );
+    }
+    const headers = { authorization: `Bearer \${TOKEN}` };
+    const target = `http://127.0.0.1:\${PORT}/`;
+    const refused = await runners.http(
+      checkOf({ kind: 'http', target, headers }),
+      contextOf({ env, allowedEnv }),
+    );
+    assert.equal(
+      refused.detail,
+      'environment variable TOKEN is not listed in [checks] api_env of mon.toml (used in header authorization)',
+    );
+    assert.deepEqual(seen, [], 'nothing was sent');
+    const listed = await runners.http(
+      checkOf({ kind: 'http', target, headers }),
+      contextOf({ env, allowedEnv: ['PORT', 'TOKEN'] }),
+    );
+    assert.equal(listed.status, 'up');
+    assert.deepEqual(seen, ['/ Bearer secret-token']);
+  } finally {
+    web.closeAllConnections();
+    web.close();
+  }
+});

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { evaluate } from '../assertions.ts';
 import type { Runner, RunOutcome } from '../run.ts';
-import { down, resolveTarget, safe, timedOut, worst } from './shared.ts';
+import { addressToReach } from './link-local.ts';
+import { down, networkDetail, resolveTarget, safe, timedOut, worst } from './shared.ts';
 
 /** Echo requests sent per run. */
 export const PING_COUNT = 3;
@@ -30,20 +31,28 @@ const notPermitted =
 
 /**
  * Runs the system's `ping` (no root needed: unprivileged ICMP sockets). All replies: up; some missing:
- * degraded; none: down. Latency is the mean round trip.
+ * degraded; none: down. Latency is the mean round trip. mon looks the name up itself and pings the
+ * address, so that the address it checked (link-local ones are refused) is the one pinged.
  */
 export const pingRunner: Runner = safe(async (check, ctx) => {
-  const resolved = resolveTarget(check, ctx.env);
+  const resolved = resolveTarget(check, ctx);
   if ('outcome' in resolved) return resolved.outcome;
   const { target } = resolved;
   if (!target || target.startsWith('-')) return down(`not a host name or address: ${check.target}`);
   const { signal } = ctx;
   if (signal.aborted) return down(timedOut(check));
+  let address: string;
+  try {
+    address = await addressToReach(target, check.allowLinkLocal, ctx.dnsServers);
+  } catch (error) {
+    return down(signal.aborted ? timedOut(check) : networkDetail(error));
+  }
+  if (signal.aborted) return down(timedOut(check));
   // 0.2 s apart (the smallest interval ping allows without root), so a run takes well under a second when
   // hosts answer. ping's own deadline (-w) ends it with a summary just before the check's timeout.
   const deadline = Math.max(1, Math.floor((check.timeoutMs - 250) / 1000));
   const wait = ['-W', String(deadline), '-w', String(deadline)];
-  const args = ['-n', '-i', '0.2', '-c', String(PING_COUNT), ...wait, target];
+  const args = ['-n', '-i', '0.2', '-c', String(PING_COUNT), ...wait, address];
   const { code, stdout, stderr, error } = await run(args, signal, check.timeoutMs, ctx.env.PATH);
   if (signal.aborted) return down(timedOut(check));
   if (error?.code === 'ENOENT')

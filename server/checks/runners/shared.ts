@@ -1,6 +1,13 @@
 import { type CheckDefinition, targetProblem } from '../../../protocol/check.ts';
-import { type Env, expandReferences, notSet, referencedNames } from '../../config/env-refs.ts';
-import type { Runner, RunOutcome } from '../run.ts';
+import { headerValueProblem } from '../../../protocol/headers.ts';
+import {
+  expandReferences,
+  notListed,
+  notSet,
+  referencedNames,
+  unlistedReference,
+} from '../../config/env-refs.ts';
+import type { RunContext, Runner, RunOutcome } from '../run.ts';
 
 /** Small pieces every runner uses. */
 
@@ -15,24 +22,56 @@ export function timedOut(check: CheckDefinition): string {
 }
 
 /**
- * The check's target with its `${NAME}` references filled in from the server's environment. The stored
- * check keeps the reference, so reads never show the value. A variable that is not set, or a filled-in
- * target that is not valid for the kind, is a down outcome naming the variables, never their values.
+ * Fills in the `${NAME}` references of `text` (a target or a header value, `where` says which) from the
+ * server's environment. A variable that is not set, or one a check of the panel or the API may not use
+ * (`ctx.allowedEnv`, checked again at each run: the list may have shrunk since the check was saved), is
+ * a down outcome naming the variable, never a value.
+ */
+function fill(text: string, ctx: RunContext, where: string): { value: string } | { outcome: RunOutcome } {
+  const unlisted = ctx.allowedEnv ? unlistedReference(text, ctx.allowedEnv) : null;
+  if (unlisted !== null) return { outcome: down(`${notListed(unlisted)} (used in ${where})`) };
+  const { value, missing } = expandReferences(text, ctx.env);
+  if (missing.length > 0) return { outcome: down(`${notSet(missing[0]!)} (used in ${where})`) };
+  return { value };
+}
+
+/** `${NAME}, ${OTHER}`: the references of `text`, to say what was filled in without the values. */
+function namesIn(text: string): string {
+  return [...new Set(referencedNames(text))].map((name) => `\${${name}}`).join(', ');
+}
+
+/**
+ * The check's target with its references filled in. The stored check keeps the reference, so reads
+ * never show the value. A filled-in target that is not valid for the kind is a down outcome naming the
+ * variables, never their values.
  */
 export function resolveTarget(
   check: CheckDefinition,
-  env: Env,
+  ctx: RunContext,
 ): { target: string } | { outcome: RunOutcome } {
   const written = check.target ?? '';
-  const { value, missing } = expandReferences(written, env);
-  if (missing.length > 0) return { outcome: down(`${notSet(missing[0]!)} (used in the target)`) };
-  if (value === written) return { target: value };
-  const problem = targetProblem(check.kind, value.trim());
-  if (problem) {
-    const names = [...new Set(referencedNames(written))].map((name) => `\${${name}}`).join(', ');
-    return { outcome: down(`target with ${names} filled in: ${problem}`) };
+  const filled = fill(written, ctx, 'the target');
+  if ('outcome' in filled) return filled;
+  if (filled.value === written) return { target: written };
+  const problem = targetProblem(check.kind, filled.value.trim());
+  if (problem) return { outcome: down(`target with ${namesIn(written)} filled in: ${problem}`) };
+  return { target: filled.value.trim() };
+}
+
+/** The check's request headers with their references filled in, each value checked as the API checks it. */
+export function resolveHeaders(
+  check: CheckDefinition,
+  ctx: RunContext,
+): { headers: Record<string, string> } | { outcome: RunOutcome } {
+  const headers: Record<string, string> = {};
+  for (const [name, written] of Object.entries(check.headers)) {
+    const filled = fill(written, ctx, `header ${name}`);
+    if ('outcome' in filled) return filled;
+    const problem = filled.value === written ? null : headerValueProblem(filled.value);
+    if (problem) return { outcome: down(`header ${name} with ${namesIn(written)} filled in: ${problem}`) };
+    headers[name] = filled.value;
   }
-  return { target: value.trim() };
+  return { headers };
 }
 
 /** The worse of two statuses: down > degraded > up. */

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { parseHostPort } from '../../../protocol/targets.ts';
 import { checkOf, closedPort, contextOf, listen } from './fixtures/context.ts';
-import { parseHostPort, tcpRunner } from './tcp.ts';
+import { tcpRunner } from './tcp.ts';
 
 const server = net.createServer((socket) => socket.end());
 let port = 0;

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ensurePanelBuilt, launchChromium, repoRoot, startMon, startTarget } from '../test/panel/harness.ts';
+import {
+  createAdmin,
+  ensurePanelBuilt,
+  launchChromium,
+  repoRoot,
+  startMon,
+  startTarget,
+} from '../test/panel/harness.ts';
 import type { Benchmark } from './main.ts';
 
 const CHECKS = 1000;
@@ -30,18 +37,11 @@ export const benchmark: Benchmark = {
     const [mon, target, browser] = await Promise.all([startMon(), startTarget(), launchChromium()]);
     try {
       const headers = { 'Content-Type': 'application/json', Origin: mon.base };
-      const setup = await fetch(`${mon.base}/api/v1/auth/setup`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          token: mon.setupToken,
-          email: 'bench@example.com',
-          password: 'bench password 123',
-        }),
+      const session = await createAdmin(mon.base, mon.setupToken, {
+        email: 'bench@example.com',
+        password: 'bench password 123',
       });
-      if (!setup.ok) throw new Error(`setup failed: ${setup.status} ${await setup.text()}`);
-      const cookie = (setup.headers.get('set-cookie') ?? '').split(';')[0]!;
-      const [cookieName, cookieValue] = cookie.split('=') as [string, string];
+      const cookie = `${session.name}=${session.value}`;
       // 50 services of 20 checks, made 25 at a time; each runs once at creation, then every 10 minutes.
       for (let i = 0; i < CHECKS; i += 25) {
         await Promise.all(
@@ -66,7 +66,7 @@ export const benchmark: Benchmark = {
       const times: number[] = [];
       for (let i = 0; i < LOADS; i++) {
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-        await context.addCookies([{ name: cookieName, value: cookieValue, url: mon.base }]);
+        await context.addCookies([session]);
         const page = await context.newPage();
         await page.goto(mon.base, { waitUntil: 'commit' });
         const rendered = await page.waitForFunction(

@@ -12,11 +12,34 @@ export type RunStatus = 'up' | 'down' | 'degraded';
 /** Percent of up or degraded runs per window; null for a window without runs. */
 export type Uptime = { day: number | null; month: number | null; year: number | null };
 
+/**
+ * What an uptime window measured: `since` is null when the whole window was measured, else when the
+ * check (a service: its oldest check) was made; `noDataMs` is how long of that mon was not running
+ * (no data, never counted as up).
+ */
+export type UptimeSpan = { since: number | null; noDataMs: number };
+export type UptimeSpans = { day: UptimeSpan; month: UptimeSpan; year: UptimeSpan };
+
+/** A span when mon itself was not running. */
+export type Gap = { from: number; to: number };
+
+/**
+ * A down check with successes since its last failure: `since` is the first of them, `upAt` when it
+ * counts as up if its runs keep passing (two successes and 3 minutes).
+ */
+export type Recovery = { since: number; upAt: number };
+
 /** The latest observed certificate or domain registration expiry. */
 export type Expiry = { kind: 'certificate' | 'domain'; expires: number; seen: number };
 
 /** A heartbeat's last ping, its `/start` without a finish yet, and when it is late. */
-export type HeartbeatState = { lastPingAt: number | null; startedAt: number | null; dueAt: number | null };
+export type HeartbeatState = {
+  lastPingAt: number | null;
+  startedAt: number | null;
+  dueAt: number | null;
+  /** A ping URL exists (made through the API, or a `ping_token` in mon.toml). */
+  hasPingUrl: boolean;
+};
 
 /** A check row: in a service's `checks` and as `check` in the detail. */
 export type CheckRow = {
@@ -27,6 +50,8 @@ export type CheckRow = {
   status: CheckStatus;
   /** When the check took its status; null before the first run. */
   since: number | null;
+  /** Set while a down check is on its way up; null otherwise. */
+  recovering: Recovery | null;
   target: string | null;
   /** null for a heartbeat with `cron`. */
   everyMs: number | null;
@@ -53,7 +78,7 @@ export type ServiceSummary = {
   /** The worst status of its checks; unknown without checks. */
   status: CheckStatus;
   uptime: { day: number | null };
-  checks: { id: string; name: string; kind: CheckKind; status: CheckStatus }[];
+  checks: { id: string; name: string; kind: CheckKind; status: CheckStatus; recovering: Recovery | null }[];
 };
 
 /** `GET /api/v1/services/{name}`: one service with its check rows, sorted by name. */
@@ -62,6 +87,7 @@ export type ServiceRead = {
   managed: boolean;
   status: CheckStatus;
   uptime: Uptime;
+  uptimeSpan: UptimeSpans;
   checks: CheckRow[];
 };
 
@@ -87,6 +113,9 @@ export type CheckDetail = {
   beats: Beat[];
   /** null until the check has run; otherwise each window is null when it saw no run. */
   uptime: Uptime | null;
+  uptimeSpan: UptimeSpans;
+  /** When mon was not running, from the oldest beat on (oldest first). */
+  gaps: Gap[];
   dayAverageMs: number | null;
   series: Series;
   expiry: Expiry | null;

@@ -17,7 +17,10 @@ export function tempDir(prefix = 'mon-test-'): { dir: string; remove: () => void
 
 export type TestServer = Server & { dataDir: string; dispose(): Promise<void> };
 
-/** A whole server on a temporary data directory, for `app.inject()` tests. Call `dispose()` after. */
+/**
+ * A whole server on a temporary data directory (or `dataDir`, to start again on the data of one that
+ * was closed), for `app.inject()` tests. Call `dispose()` after: it removes the directory.
+ */
 export async function createTestServer(
   options: {
     env?: Record<string, string>;
@@ -27,9 +30,12 @@ export async function createTestServer(
     checks?: EngineOptions;
     store?: ServerOptions['store'];
     authenticate?: Authenticator;
+    dataDir?: string;
   } = {},
 ): Promise<TestServer> {
-  const { dir, remove } = tempDir();
+  const { dir, remove } = options.dataDir
+    ? { dir: options.dataDir, remove: () => rmSync(options.dataDir!, { recursive: true, force: true }) }
+    : tempDir();
   const server = await createServer({
     dataDir: dir,
     configPath: options.configPath ?? join(dir, 'mon.toml'),

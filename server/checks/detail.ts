@@ -5,8 +5,9 @@ import { all, int, type Mapper, mapper, nullable, real, text } from '../store/ro
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
 import { DAY, HOUR, meanLatency, readSeries, uptimePercent, windowTotals } from './rollups.ts';
+import { gapsBetween, uptimeSpans } from './running.ts';
 import { BEATS } from './runs.ts';
-import type { CheckStatus } from './state.ts';
+import { type CheckStatus, recovery } from './state.ts';
 import { listServices, runStatus } from './store.ts';
 
 /** Read models of checks and services (docs/api-checks.md). Status comes from the engine's memory. */
@@ -19,6 +20,7 @@ export function checkRow(entry: Entry): CheckRow {
     kind: rec.kind,
     status: rec.state.status,
     since: rec.state.since,
+    recovering: recoveryOf(entry),
     target: def.target,
     everyMs: def.kind === 'heartbeat' && def.cron ? null : def.everyMs,
     cron: def.cron,
@@ -35,10 +37,14 @@ export function checkRow(entry: Entry): CheckRow {
           lastPingAt: rec.lastPingAt,
           startedAt: entry.hb.startedAt,
           dueAt: heartbeatDeadline(def, entry.hb).at,
+          hasPingUrl: rec.pingTokenHash !== null,
         }
       : null,
   };
 }
+
+/** Heartbeats change at once: only scheduled checks recover over several runs. */
+const recoveryOf = (e: Entry) => (e.hb ? null : recovery(e.rec.state, e.def.everyMs));
 
 const rank: Record<CheckStatus, number> = { down: 3, degraded: 2, up: 1, unknown: 0 };
 
@@ -123,11 +129,14 @@ export function readDetail(
   const id = entry.rec.id;
   const siblings = engine.all().filter((e) => e.rec.service === entry.rec.service);
   const day = dayTotals(db, [id], now);
+  const beats = readBeats(db, id);
   return {
     check: checkRow(entry),
     service: { name: entry.rec.service, status: worstStatus(siblings) },
-    beats: readBeats(db, id),
+    beats,
     uptime: withRuns(uptimes(db, [id], now, day)),
+    uptimeSpan: uptimeSpans(db, entry.rec.createdAt, now),
+    gaps: beats.length ? gapsBetween(db, beats[0]!.ts, now) : [],
     dayAverageMs: meanLatency(day),
     series: readSeries(db, id, span.from, span.to, now),
     expiry: entry.rec.expiry,
@@ -160,6 +169,7 @@ export function readServices(engine: CheckEngine): ServicesList {
           name: e.rec.name,
           kind: e.rec.kind,
           status: e.rec.state.status,
+          recovering: recoveryOf(e),
         })),
       };
     }),
@@ -172,6 +182,7 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
   const service = listServices(db).find((s) => s.name === name);
   if (!service) return null;
   const entries = groupByService(engine).get(name) ?? [];
+  const now = engine.deps.clock.now();
   return {
     name,
     managed: service.managed,
@@ -179,8 +190,9 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
     uptime: uptimes(
       db,
       entries.map((e) => e.rec.id),
-      engine.deps.clock.now(),
+      now,
     ),
+    uptimeSpan: uptimeSpans(db, Math.min(now, ...entries.map((e) => e.rec.createdAt)), now),
     checks: entries.map(checkRow),
   };
 }

@@ -3,6 +3,7 @@ import type { Feature } from '../feature.ts';
 import { CheckEngine, type EngineOptions } from './engine.ts';
 import { registerPing } from './ping-routes.ts';
 import { registerChecks } from './routes.ts';
+import { runningRecord } from './running.ts';
 import { registerServices } from './services-routes.ts';
 
 /** Checks, heartbeats and services: the engine, its routes and the ping URLs. */
@@ -19,6 +20,8 @@ export function createChecks(deps: Deps, options: EngineOptions = {}) {
       expiry: rec.expiry,
     })),
   );
+  // When mon ran: the time between is no data in uptime and the run bars.
+  const running = runningRecord(deps);
   const feature: Feature = {
     name: 'checks',
     routes(app) {
@@ -26,8 +29,14 @@ export function createChecks(deps: Deps, options: EngineOptions = {}) {
       registerServices(app, engine);
       registerPing(app, deps, engine);
     },
-    start: () => engine.start(),
-    stop: () => engine.stop(),
+    async start() {
+      await running.start();
+      await engine.start();
+    },
+    async stop() {
+      await engine.stop();
+      await running.stop();
+    },
     health: () => engine.health(),
   };
   return { feature, engine };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withDefaults } from '../../protocol/check.ts';
 import { nextCronTime } from './cron.ts';
-import { afterMissed, expectedAfter, heartbeatDeadline, parseSuffix } from './heartbeats.ts';
+import { afterMissed, expectedAfter, heartbeatDeadline, missedDetail, parseSuffix } from './heartbeats.ts';
 
 const M = 60_000;
 const every = withDefaults({ name: 'b', service: 's', kind: 'heartbeat', everyMs: 10 * M, graceMs: 2 * M });
@@ -62,4 +62,21 @@ test('ping suffixes: start, fail, exit codes 0-255, nothing else', () => {
   assert.deepEqual(parseSuffix('0'), { kind: 'success', exitCode: 0 });
   assert.deepEqual(parseSuffix('255'), { kind: 'fail', exitCode: 255 });
   for (const bad of ['256', '-1', '01', 'log', '1.5']) assert.equal(parseSuffix(bad), null, bad);
+});
+
+test('a missed heartbeat that was never pinged says so; times are ISO 8601 UTC', () => {
+  const times = { expectedAt: Date.UTC(2026, 0, 1, 1), startedAt: null };
+  assert.equal(
+    missedDetail(every, times, 'late', null),
+    'never pinged; expected by 2026-01-01T01:00:00.000Z',
+  );
+  assert.equal(
+    missedDetail(every, times, 'late', Date.UTC(2026, 0, 1, 0, 50)),
+    'no ping since 2026-01-01T00:50:00.000Z; expected by 2026-01-01T01:00:00.000Z',
+  );
+  const started = { expectedAt: times.expectedAt, startedAt: Date.UTC(2026, 0, 1, 0, 55) };
+  assert.equal(
+    missedDetail(every, started, 'unfinished', null),
+    'started at 2026-01-01T00:55:00.000Z and did not finish within 120 s',
+  );
 });

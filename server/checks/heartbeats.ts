@@ -46,21 +46,25 @@ export function afterMissed(
   };
 }
 
-/** The detail of the down run recorded when a heartbeat misses its deadline. */
+/**
+ * The detail of the down run recorded when a heartbeat misses its deadline. Times are ISO 8601 UTC:
+ * the panel shows them in the viewer's time zone.
+ */
 export function missedDetail(
   def: CheckDefinition,
   times: HeartbeatTimes,
   reason: 'late' | 'unfinished',
   lastPingAt: number | null,
 ): string {
-  return reason === 'late'
-    ? `no ping since ${iso(lastPingAt)}; expected by ${iso(times.expectedAt)}`
-    : `started at ${iso(times.startedAt)} and did not finish within ${Math.round(def.graceMs / 1000)} s`;
+  if (reason === 'unfinished') {
+    // heartbeatDeadline gives `unfinished` only with a start.
+    return `started at ${iso(times.startedAt!)} and did not finish within ${Math.round(def.graceMs / 1000)} s`;
+  }
+  const last = lastPingAt === null ? 'never pinged' : `no ping since ${iso(lastPingAt)}`;
+  return `${last}; expected by ${iso(times.expectedAt)}`;
 }
 
-function iso(ms: number | null): string {
-  return ms === null ? 'never' : new Date(ms).toISOString();
-}
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export type PingKind = 'success' | 'fail' | 'start';
 

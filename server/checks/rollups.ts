@@ -145,6 +145,11 @@ export function windowParts(from: number, now: number): { res: Resolution; lo: n
   return parts;
 }
 
+/** Where the window [from, now] really starts: its earliest part (see windowParts). */
+export function windowStart(from: number, now: number): number {
+  return windowParts(from, now).at(-1)?.lo ?? from;
+}
+
 const windowSums = mapper({
   up: nullable(int),
   down: nullable(int),

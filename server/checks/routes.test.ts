@@ -14,6 +14,7 @@ import { addToRollups } from '../checks/rollups.ts';
 import { type Any, checkServer } from '../checks/testkit.ts';
 import { staticConfig } from '../config/service.ts';
 
+const T0 = Date.UTC(2026, 0, 1);
 const web = { name: 'home', service: 'shop', kind: 'http', target: 'http://127.0.0.1:9/', everyMs: 10_000 };
 
 test('POST /checks validates, names the field, refuses command and conflicts, and runs at once', async (t) => {
@@ -71,16 +72,25 @@ test('a check goes down after two failed runs and recovers after two successes a
   script.outcome = { status: 'up', latencyMs: 80, detail: '200 OK' };
   await clock.advance(170_000);
   assert.equal(engine.get(id)!.rec.state.status, 'down', 'not yet 3 minutes');
+  // Down, but recovering: since the first success (30 s), up at 210 s if the runs keep passing.
+  await engine.flush();
+  const recovering = { since: T0 + 30_000, upAt: T0 + 210_000 };
+  const during = (await inject('GET', `/api/v1/checks/${id}/detail`)).body as CheckDetail;
+  assert.deepEqual(during.check.recovering, recovering);
+  const listed = (await inject('GET', '/api/v1/services')).body as ServicesList;
+  assert.deepEqual(listed.services[0]!.checks[0]!.recovering, recovering);
   await clock.advance(10_000);
   assert.equal(engine.get(id)!.rec.state.status, 'down', '3 minutes since the first success only at 210 s');
   await clock.advance(10_000);
   assert.equal(engine.get(id)!.rec.state.status, 'up');
+  assert.equal(clock.now(), recovering.upAt, 'up when the read said');
   assert.deepEqual(transitions, ['unknown->up', 'up->down', 'down->up']);
   await engine.flush();
 
   const detail = (await inject('GET', `/api/v1/checks/${id}/detail?range=1h`)).body as CheckDetail;
   assert.equal(detail.check.id, id);
   assert.equal(detail.check.status, 'up');
+  assert.equal(detail.check.recovering, null);
   assert.deepEqual(detail.service, { name: 'shop', status: 'up' });
   assert.equal(detail.beats.length, 22);
   assert.ok(detail.beats[0]!.ts < detail.beats[21]!.ts, 'oldest first');

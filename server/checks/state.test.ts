@@ -8,6 +8,7 @@ import {
   type CheckState,
   initialState,
   type RunStatus,
+  recovery,
 } from './state.ts';
 
 const S = 1000;
@@ -193,4 +194,39 @@ test('a new or up check that becomes unknown is up after one success, as before'
   const silent = applyUnknown(applyRun(up, 'down', 1).state, 2).state;
   assert.deepEqual(applyRun(silent, 'up', 3).transition, { from: 'unknown', to: 'up' });
   assert.equal(applyRun(silent, 'down', 3).state.status, 'unknown', 'one failure is not down');
+});
+
+test('a recovering check says when it counts as up if its runs keep passing', () => {
+  for (const every of [10 * S, 50 * S, M, 7 * M]) {
+    const down = play([
+      ['down', 0],
+      ['down', every],
+    ]).state;
+    assert.equal(recovery(down, every), null, 'no success yet');
+    const first = applyRun(down, 'up', 2 * every).state;
+    const predicted = recovery(first, every);
+    assert.equal(predicted?.since, 2 * every);
+    let state = first;
+    let t = 2 * every;
+    while (state.status === 'down') {
+      t += every;
+      state = applyRun(state, 'up', t).state;
+      if (state.status === 'down') assert.deepEqual(recovery(state, every), predicted, 'the same until up');
+    }
+    assert.equal(predicted?.upAt, t, `every ${every / S} s`);
+    assert.equal(recovery(state, every), null, 'up: no longer recovering');
+    assert.equal(recovery(applyRun(first, 'down', 3 * every).state, every), null, 'a failure ends it');
+  }
+  // Unknown after down (its agent went silent) recovers the same way.
+  const down = play([
+    ['down', 0],
+    ['down', 10 * S],
+  ]).state;
+  const silent = applyUnknown(down, 20 * S).state;
+  assert.equal(recovery(silent, 10 * S), null);
+  assert.deepEqual(recovery(applyRun(silent, 'up', 30 * S).state, 10 * S), {
+    since: 30 * S,
+    upAt: 30 * S + 3 * M,
+  });
+  assert.equal(recovery(play([['up', 0]]).state, 10 * S), null, 'an up check is not recovering');
 });

@@ -110,6 +110,18 @@ export function applyUnknown(
   return settle(state, next, 'unknown', ts);
 }
 
+/**
+ * A down check (or an unknown one with its recovery pending) that has had successes since its last
+ * failure: `since` is the first of them, `upAt` when it counts as up if its runs, every `everyMs`, keep
+ * passing (the run that brings two successes and 3 minutes). Null otherwise.
+ */
+export function recovery(state: CheckState, everyMs: number): { since: number; upAt: number } | null {
+  if (state.status !== 'down' && !recoveryPending(state)) return null;
+  if (state.okStreak === 0 || state.okSince === null) return null;
+  const runsAfterFirst = Math.max(OKS_TO_RECOVER - 1, Math.ceil(RECOVERY_MS / everyMs));
+  return { since: state.okSince, upAt: state.okSince + runsAfterFirst * everyMs };
+}
+
 /** Unknown after down: two failures in a row make any other check down, so unknown never has them. */
 function recoveryPending(state: CheckState): boolean {
   return state.status === 'unknown' && state.failStreak >= FAILS_TO_DOWN;

@@ -8,8 +8,15 @@ import { hashToken } from './ping-tokens.ts';
 import type { Runner, RunOutcome } from './run.ts';
 
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
-export async function checkServer(options: { config?: ConfigService; store?: ServerOptions['store'] } = {}) {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+export async function checkServer(
+  options: {
+    config?: ConfigService;
+    store?: ServerOptions['store'];
+    clock?: FakeClock;
+    dataDir?: string;
+  } = {},
+) {
+  const clock = options.clock ?? new FakeClock(Date.UTC(2026, 0, 1));
   const script = {
     outcome: { status: 'up', latencyMs: 120, detail: '200 OK' } as RunOutcome,
     runs: 0,
@@ -28,6 +35,7 @@ export async function checkServer(options: { config?: ConfigService; store?: Ser
     checks: { runners: { http, tcp: http } },
     ...(options.config ? { config: options.config } : {}),
     ...(options.store ? { store: options.store } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
   const engine = server.checks.engine;
   const inject = async (

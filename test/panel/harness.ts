@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium } from 'playwright-core';
 
 /** Real processes for the panel's browser tests and benchmark: the server, a target, Chromium. */
@@ -99,6 +100,34 @@ export async function startMon(
     // The port may have been taken between probing and listening: try another one.
     if (attempt >= 2) throw new Error(`mon did not start:\n${output}`);
   }
+}
+
+/**
+ * A server made in this process (`createTestServer`, so that a test drives its fake clock) listening on
+ * a random loopback port; returns its base URL. Closing the server stops listening.
+ */
+export async function listenOnLoopback(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** Creates the first account through the API and returns its session cookie for a browser context. */
+export async function createAdmin(
+  base: string,
+  setupToken: string,
+  who: { email: string; password: string },
+): Promise<{ name: string; value: string; url: string }> {
+  const response = await fetch(`${base}/api/v1/auth/setup`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: base },
+    body: JSON.stringify({ token: setupToken, ...who }),
+  });
+  if (!response.ok) throw new Error(`setup failed: ${response.status} ${await response.text()}`);
+  const [name, value] = (response.headers.get('set-cookie') ?? '').split(';')[0]!.split('=') as [
+    string,
+    string,
+  ];
+  return { name, value, url: base };
 }
 
 export type Target = { url: string; setFailing(failing: boolean): void; close(): Promise<void> };

@@ -6,12 +6,20 @@ const look: Record<CheckStatus, { shape: string; label: string }> = {
   degraded: { shape: '◆', label: 'Degraded' },
   unknown: { shape: '○', label: 'Unknown' },
 };
+const recoveringLook = { shape: '▲', label: 'Recovering' };
 
-/** A status as colour, shape and word. */
-export function StatusBadge({ status }: { status: CheckStatus }) {
-  const { shape, label } = look[status] ?? look.unknown;
+/**
+ * A status as colour, shape and word. `recovering`: a down check whose runs pass again but that does
+ * not count as up yet; `data-status` keeps the status the API gives.
+ */
+export function StatusBadge({ status, recovering = false }: { status: CheckStatus; recovering?: boolean }) {
+  const { shape, label } = recovering ? recoveringLook : (look[status] ?? look.unknown);
   return (
-    <span className={`status status-${status}`} data-status={status}>
+    <span
+      className={`status status-${recovering ? 'recovering' : status}`}
+      data-status={status}
+      data-recovering={recovering || undefined}
+    >
       <span className="shape" aria-hidden="true">
         {shape}
       </span>

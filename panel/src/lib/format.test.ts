@@ -7,7 +7,9 @@ import {
   formatLatency,
   formatPercent,
   formatRelative,
+  formatTime,
   formatWhen,
+  localTimes,
   parseDuration,
 } from './format.ts';
 
@@ -32,6 +34,8 @@ test('relative times say in or ago', () => {
   const now = Date.UTC(2026, 0, 15, 12);
   assert.equal(formatRelative(now + 3 * DAY, now), 'in 3 d');
   assert.equal(formatRelative(now - 5 * MIN, now), '5 min ago');
+  assert.equal(formatRelative(now, now), 'just now');
+  assert.equal(formatRelative(now - 400, now), 'just now');
 });
 
 test('latency and uptime percentages', () => {
@@ -82,4 +86,15 @@ test("today's times show only the clock, older ones the date too", () => {
   assert.ok(!formatWhen(now, now).includes(formatDate(now)));
   const old = now - 3 * DAY;
   assert.ok(formatWhen(old, now).includes(formatDate(old)));
+});
+
+test('UTC times in a detail show in the local time zone; other text stays', () => {
+  const at = Date.UTC(2026, 0, 1, 1);
+  assert.equal(
+    localTimes('never pinged; expected by 2026-01-01T01:00:00.000Z'),
+    `never pinged; expected by ${formatTime(at)}`,
+  );
+  assert.equal(localTimes('started at 2026-01-01T01:00Z.'), `started at ${formatTime(at)}.`);
+  assert.equal(localTimes('500 Internal Server Error'), '500 Internal Server Error');
+  assert.equal(localTimes('build 2026-01-01T01:00:00'), 'build 2026-01-01T01:00:00', 'no zone: not UTC');
 });

@@ -18,6 +18,14 @@ export function formatDate(ms: number): string {
   return dateOnly.format(ms);
 }
 
+/** An ISO 8601 UTC time as the server writes it into details ("expected by 2026-01-01T01:00:00.000Z"). */
+const isoTime = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?Z\b/g;
+
+/** A detail from the server with its UTC times in the browser's time zone. */
+export function localTimes(text: string): string {
+  return text.replace(isoTime, (iso) => formatTime(Date.parse(iso)));
+}
+
 /** 850 ms, 12 s, 5 min, 2 h 5 min, 3 d 4 h. */
 export function formatDuration(ms: number): string {
   const abs = Math.abs(ms);
@@ -32,10 +40,11 @@ export function formatDuration(ms: number): string {
   return h % 24 && d < 7 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
-/** "in 3 d" or "5 min ago". */
+/** "in 3 d", "5 min ago", or "just now" within a second. */
 export function formatRelative(ms: number, now = Date.now()): string {
   const diff = ms - now;
-  return diff >= 0 ? `in ${formatDuration(diff)}` : `${formatDuration(-diff)} ago`;
+  if (Math.abs(diff) < 1000) return 'just now';
+  return diff > 0 ? `in ${formatDuration(diff)}` : `${formatDuration(-diff)} ago`;
 }
 
 export function formatLatency(ms: number | null | undefined): string {

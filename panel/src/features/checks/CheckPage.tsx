@@ -4,11 +4,18 @@ import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { Stat } from '../../components/Stat.tsx';
 import { StatusBadge } from '../../components/Status.tsx';
 import { enc } from '../../lib/api.ts';
-import { formatDuration, formatLatency, formatPercent, formatTime, formatWhen } from '../../lib/format.ts';
+import {
+  formatDuration,
+  formatLatency,
+  formatPercent,
+  formatTime,
+  formatWhen,
+  localTimes,
+} from '../../lib/format.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { Beats } from './Beats.tsx';
-import { readOnlyReason, targetText } from './describe.ts';
+import { readOnlyReason, recoveryText, targetText, uptimeNote } from './describe.ts';
 import { Expiry } from './Expiry.tsx';
 import { HeartbeatCard } from './HeartbeatCard.tsx';
 import { History } from './History.tsx';
@@ -50,7 +57,7 @@ export function CheckPage({ id }: { id: string }) {
             <Link href={`/services/${enc(d.service.name)}`}>{d.service.name}</Link> /
           </div>
           <h1 style={{ display: 'flex', gap: '0.6rem', alignItems: 'center', flexWrap: 'wrap' }}>
-            {c.name} <StatusBadge status={c.status} />
+            {c.name} <StatusBadge status={c.status} recovering={c.recovering !== null} />
           </h1>
           <p className="sub">
             <span className="badge">{c.kind}</span> <span className="mono">{targetText(c)}</span>
@@ -58,6 +65,11 @@ export function CheckPage({ id }: { id: string }) {
             {c.from ? ` · from ${c.from}` : ''}
             {c.since ? ` · ${c.status} since ${formatWhen(c.since)}` : ''}
           </p>
+          {c.recovering ? (
+            <p className="sub" data-testid="recovering">
+              Passing again since {formatWhen(c.recovering.since)}: {recoveryText(c.recovering)}.
+            </p>
+          ) : null}
         </div>
         {canWrite && !reason ? (
           <div className="actions">
@@ -93,18 +105,26 @@ export function CheckPage({ id }: { id: string }) {
           <h2>{d.beats.length === 1 ? 'Last run' : `Last ${d.beats.length} runs`}</h2>
           <span className="muted small">
             {c.lastRunAt ? `last ${formatWhen(c.lastRunAt)}` : 'no run yet'}
-            {c.lastDetail ? ` · ${c.lastDetail}` : ''}
+            {c.lastDetail ? ` · ${localTimes(c.lastDetail)}` : ''}
           </span>
         </div>
         <div className="card-body">
-          <Beats beats={d.beats} />
+          <Beats beats={d.beats} gaps={d.gaps} />
         </div>
       </section>
 
       <div className="stats">
-        <Stat label="Uptime 24 h" value={formatPercent(d.uptime?.day ?? null)} />
-        <Stat label="Uptime 30 d" value={formatPercent(d.uptime?.month ?? null)} />
-        <Stat label="Uptime 365 d" value={formatPercent(d.uptime?.year ?? null)} />
+        <Stat label="Uptime 24 h" value={formatPercent(d.uptime?.day)} note={uptimeNote(d.uptimeSpan.day)} />
+        <Stat
+          label="Uptime 30 d"
+          value={formatPercent(d.uptime?.month)}
+          note={uptimeNote(d.uptimeSpan.month)}
+        />
+        <Stat
+          label="Uptime 365 d"
+          value={formatPercent(d.uptime?.year)}
+          note={uptimeNote(d.uptimeSpan.year)}
+        />
         <Stat label="Average 24 h" value={formatLatency(d.dayAverageMs)} />
         {c.lastValue !== null ? <Stat label="Last value" value={String(c.lastValue)} /> : null}
       </div>

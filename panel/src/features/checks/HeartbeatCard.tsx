@@ -1,10 +1,15 @@
+import { useState } from 'react';
 import type { CheckRow } from '../../../../protocol/reads.ts';
+import { Confirm } from '../../components/Confirm.tsx';
 import { CopyField } from '../../components/Copy.tsx';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { formatRelative, formatWhen } from '../../lib/format.ts';
 import { useMakePingUrl, usePingUrl } from './queries.ts';
 
-/** A heartbeat's last ping and deadline, and its ping URL: shown once when made, with a copy button. */
+/**
+ * A heartbeat's last ping and deadline, and its ping URL: shown once when made, with a copy button.
+ * Replacing a URL that exists asks first: the jobs that use it fail from then on.
+ */
 export function HeartbeatCard({
   check,
   canWrite,
@@ -16,22 +21,43 @@ export function HeartbeatCard({
 }) {
   const shown = usePingUrl(check.id).data ?? null;
   const make = useMakePingUrl(check.id);
+  const [confirming, setConfirming] = useState(false);
   const hb = check.heartbeat;
+  const hasUrl = shown !== null || hb?.hasPingUrl === true;
   return (
     <section className="card">
       <div className="card-head">
         <h2>Heartbeat</h2>
-        {canWrite && !managed ? (
-          <button type="button" onClick={() => make.mutate()} disabled={make.isPending}>
-            {shown ? 'Make another URL' : 'Make a new ping URL'}
+        {canWrite && !managed && !confirming ? (
+          <button
+            type="button"
+            id="new-ping-url"
+            onClick={() => (hasUrl ? setConfirming(true) : make.mutate())}
+            disabled={make.isPending}
+          >
+            {hasUrl ? 'Make a new ping URL…' : 'Make a ping URL'}
           </button>
         ) : null}
       </div>
       <div className="card-body">
+        {confirming ? (
+          <div className="alert warn" style={{ marginBottom: '1rem' }}>
+            <Confirm
+              question="Make a new ping URL? The current URL stops working at once: cron jobs and scripts that still use it will fail until they use the new one."
+              action="Make a new URL"
+              busy={make.isPending}
+              trigger="new-ping-url"
+              onConfirm={() => make.mutate(undefined, { onSettled: () => setConfirming(false) })}
+              onCancel={() => setConfirming(false)}
+            />
+          </div>
+        ) : null}
         <dl className="kv" style={{ marginBottom: '1rem' }}>
           <dt>Last ping</dt>
           <dd>
-            {hb?.lastPingAt ? `${formatWhen(hb.lastPingAt)} (${formatRelative(hb.lastPingAt)})` : 'never'}
+            {hb?.lastPingAt
+              ? `${formatWhen(hb.lastPingAt)} (${formatRelative(hb.lastPingAt)})`
+              : 'never pinged'}
           </dd>
           {hb?.startedAt ? (
             <>
@@ -65,8 +91,10 @@ export function HeartbeatCard({
           <p className="muted">The ping URL comes from this heartbeat's ping_token in mon.toml.</p>
         ) : (
           <p className="muted">
-            The ping URL was shown when it was made and is stored only as a hash.
-            {canWrite ? ' Make a new one if it is lost; the old one then stops working.' : ''}
+            {hasUrl
+              ? 'The ping URL was shown when it was made and is stored only as a hash.'
+              : 'This heartbeat has no ping URL yet.'}
+            {canWrite && hasUrl ? ' Make a new one if it is lost; the old one then stops working.' : ''}
           </p>
         )}
         <ErrorBox error={make.error} />

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readOnlyReason, targetText } from './describe.ts';
+import { formatDate } from '../../lib/format.ts';
+import { readOnlyReason, recoveryText, targetText, uptimeNote } from './describe.ts';
 
 test('a check reads as its target; a heartbeat as its schedule', () => {
   assert.equal(targetText({ kind: 'tcp', target: 'db:5432', cron: null, everyMs: 60_000 }), 'db:5432');
@@ -20,5 +21,22 @@ test('checks from files are read-only, with the reason', () => {
   assert.match(
     readOnlyReason({ managed: false, hostDefined: true }, 'web1') ?? '',
     /checks\.toml on host web1\./,
+  );
+});
+
+test('an uptime figure says what it covers: since when, and how long without data', () => {
+  const now = Date.UTC(2026, 0, 31, 12);
+  const since = Date.UTC(2026, 0, 23, 9);
+  assert.equal(uptimeNote({ since: null, noDataMs: 0 }, now), undefined, 'the whole window');
+  assert.match(uptimeNote({ since, noDataMs: 0 }, now) ?? '', new RegExp(`^since .*${formatDate(since)}`));
+  assert.equal(uptimeNote({ since: null, noDataMs: 2 * 3_600_000 }, now), '2 h without data');
+  assert.match(uptimeNote({ since, noDataMs: 90 * 60_000 }, now) ?? '', / · 1 h 30 min without data$/);
+});
+
+test('a recovering check says when it counts as up', () => {
+  const now = Date.UTC(2026, 0, 31, 12);
+  assert.match(
+    recoveryText({ since: now, upAt: now + 180_000 }, now),
+    /^counts as up at .+ if runs keep passing$/,
   );
 });

@@ -37,13 +37,13 @@ export function useCheckDefinition(id: string | undefined, { forForm = false } =
   });
 }
 
-/** Failures and changes, newest first, 20 per page. */
+/** Failures and changes, newest first, 100 per page (the most a page holds): repeated failures fold. */
 export function useCheckHistory(id: string) {
   return useInfiniteQuery({
     queryKey: checkKeys.history(id),
     queryFn: ({ pageParam }) =>
       get<HistoryPage>(
-        `/checks/${enc(id)}/history?limit=20${pageParam === null ? '' : `&before=${pageParam}`}`,
+        `/checks/${enc(id)}/history?limit=100${pageParam === null ? '' : `&before=${pageParam}`}`,
       ),
     initialPageParam: null as number | null,
     getNextPageParam: (last) => last.next,

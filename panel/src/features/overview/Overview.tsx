@@ -6,6 +6,7 @@ import { enc } from '../../lib/api.ts';
 import { formatPercent } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
+import { recoveryText } from '../checks/describe.ts';
 import { useServices } from '../services/queries.ts';
 import './overview.css';
 
@@ -136,10 +137,15 @@ export function Overview() {
               <ul className="check-list">
                 {service.checks.map((check) => (
                   <li key={check.id} data-check={check.name}>
-                    <StatusBadge status={check.status} />
-                    <Link href={`/checks/${check.id}`} className="ellipsis" style={{ maxWidth: 'none' }}>
-                      {check.name}
-                    </Link>
+                    <StatusBadge status={check.status} recovering={check.recovering !== null} />
+                    <span className="check-name">
+                      <Link href={`/checks/${check.id}`} className="ellipsis" style={{ maxWidth: 'none' }}>
+                        {check.name}
+                      </Link>
+                      {check.recovering ? (
+                        <span className="muted small">{recoveryText(check.recovering)}</span>
+                      ) : null}
+                    </span>
                     <span className="kind extra">{check.kind}</span>
                   </li>
                 ))}

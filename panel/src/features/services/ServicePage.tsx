@@ -10,10 +10,11 @@ import {
   formatPercent,
   formatRelative,
   formatWhen,
+  localTimes,
 } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
-import { targetText } from '../checks/describe.ts';
+import { recoveryText, targetText, uptimeNote } from '../checks/describe.ts';
 import { useService } from './queries.ts';
 
 export function ServicePage({ name }: { name: string }) {
@@ -51,9 +52,17 @@ export function ServicePage({ name }: { name: string }) {
         ) : null}
       </div>
       <div className="stats">
-        <Stat label="Uptime 24 h" value={formatPercent(s.uptime.day)} />
-        <Stat label="Uptime 30 d" value={formatPercent(s.uptime.month)} />
-        <Stat label="Uptime 365 d" value={formatPercent(s.uptime.year)} />
+        <Stat label="Uptime 24 h" value={formatPercent(s.uptime.day)} note={uptimeNote(s.uptimeSpan.day)} />
+        <Stat
+          label="Uptime 30 d"
+          value={formatPercent(s.uptime.month)}
+          note={uptimeNote(s.uptimeSpan.month)}
+        />
+        <Stat
+          label="Uptime 365 d"
+          value={formatPercent(s.uptime.year)}
+          note={uptimeNote(s.uptimeSpan.year)}
+        />
         <Stat label="Checks" value={String(s.checks.length)} />
       </div>
       <section className="card">
@@ -78,8 +87,10 @@ export function ServicePage({ name }: { name: string }) {
             {checks.map((c) => (
               <tr key={c.id}>
                 <td>
-                  <StatusBadge status={c.status} />
-                  {c.since ? (
+                  <StatusBadge status={c.status} recovering={c.recovering !== null} />
+                  {c.recovering ? (
+                    <div className="muted small">{recoveryText(c.recovering)}</div>
+                  ) : c.since ? (
                     <div className="muted small" title={formatWhen(c.since)}>
                       for {formatDuration(Date.now() - c.since)}
                     </div>
@@ -97,7 +108,7 @@ export function ServicePage({ name }: { name: string }) {
                 <td className="num">{formatLatency(c.lastLatencyMs)}</td>
                 <td className="small">
                   {c.lastRunAt ? formatWhen(c.lastRunAt) : <span className="muted">not yet</span>}
-                  {c.lastDetail ? <div className="muted">{c.lastDetail}</div> : null}
+                  {c.lastDetail ? <div className="muted">{localTimes(c.lastDetail)}</div> : null}
                 </td>
                 <td className="small">{c.expiry ? formatRelative(c.expiry.expires) : '–'}</td>
               </tr>

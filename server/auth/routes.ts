@@ -14,6 +14,8 @@ import {
   createSession,
   deleteSession,
   endSessionsOf,
+  insertSession,
+  sessionMethod,
   setSessionCookie,
 } from './sessions.ts';
 import { discardSetupToken, setupSpent, spendSetup } from './setup-token.ts';
@@ -121,10 +123,16 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
       throw invalid('current', 'is not the current password');
     }
     const hash = await hasher.hash(body.password);
-    await deps.store.writer.run((db) => {
+    const now = deps.clock.now();
+    // Every session ends, the caller's too: a session id someone else may have copied dies with the
+    // old password. The caller carries on in a new session started the same way as theirs.
+    const session = await deps.store.writer.run((db) => {
+      const method = person.sessionId ? sessionMethod(db, person.sessionId) : null;
       statement(db, 'UPDATE users SET password = ? WHERE id = ?').run(hash, account.id);
-      endSessionsOf(db, account.id, person.sessionId);
+      endSessionsOf(db, account.id);
+      return method ? insertSession(db, account.id, method, now) : null;
     });
+    if (session) setSessionCookie(reply, session.id, deps.config.current().server.url);
     return reply.code(204).send();
   });
 

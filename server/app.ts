@@ -10,6 +10,7 @@ import type { Feature } from './feature.ts';
 import { addSecurityHeaders, type RouteHeaders, setSecurityHeaders } from './http/headers.ts';
 import { registerHealth } from './http/health.ts';
 import { loadPanelIndex, panelDist } from './http/panel.ts';
+import { logSecurity, routeOf } from './http/security-log.ts';
 import { Problem } from './problem.ts';
 
 declare module 'fastify' {
@@ -93,10 +94,16 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError | Problem | ZodError, request, reply) => {
     const problem = toProblem(error);
+    const route = routeOf(request);
     if (problem.status >= 500 && !(error instanceof Problem)) {
-      // The route pattern, not the URL: ping URLs carry their token.
-      const route = request.routeOptions.url ?? 'unknown route';
       deps.log.error('request failed', { method: request.method, route, error: String(error) });
+    }
+    const fields = { method: request.method, route, detail: problem.detail ?? problem.title };
+    if (problem.status === 429) logSecurity(deps, request, 'rate.limited', fields);
+    // On routes anyone may call, a 403 is a failed sign-in, which the route logs as such.
+    const access = request.routeOptions.config.access;
+    if (problem.status === 403 && access !== 'none' && access !== 'setup') {
+      logSecurity(deps, request, 'access.refused', fields);
     }
     if (problem.retryAfter !== undefined) reply.header('Retry-After', String(problem.retryAfter));
     return reply.code(problem.status).type('application/problem+json').send(problem.body());

@@ -21,7 +21,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends iputils-ping ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system mon && useradd --system --gid mon --home-dir /data mon \
- && mkdir -p /data && chown mon:mon /data
+ && mkdir -p /data && chown mon:mon /data && chmod 700 /data
 WORKDIR /app
 COPY --from=build --chown=root:root /app /app
 ENV MON_LISTEN=0.0.0.0:8080 \

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
@@ -9,12 +8,17 @@ import { type Access, type Authenticator, accessOf, refusal } from './auth/acces
 import { formatPath } from './config/paths.ts';
 import type { Deps } from './deps.ts';
 import type { Feature } from './feature.ts';
+import { addSecurityHeaders, type RouteHeaders, setSecurityHeaders } from './http/headers.ts';
 import { registerHealth } from './http/health.ts';
+import { loadPanelIndex, panelDist } from './http/panel.ts';
+import { logSecurity, routeOf } from './http/security-log.ts';
 import { Problem } from './problem.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** The route's own security headers (http/headers.ts), e.g. a page with a policy of its own. */
+    headers?: RouteHeaders;
   }
   interface FastifyRequest {
     principal: import('./auth/access.ts').Principal | null;
@@ -23,8 +27,6 @@ declare module 'fastify' {
 
 /** Path prefixes that never fall back to the panel: unknown paths below them answer 404. */
 const reservedPrefixes = ['/api', '/agent', '/auth', '/e', '/ping', '/hooks', '/mcp'];
-
-export const panelDist = join(import.meta.dirname, '..', 'panel', 'dist');
 
 /** Body limits of SPEC.md's Limits table; every other route takes up to 1 MiB. Over the limit: 413. */
 export const bodyLimits: Record<string, number> = {
@@ -48,6 +50,7 @@ export type AppOptions = {
 export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
   const { authenticate, features } = options;
   const panelDir = options.panelDir ?? panelDist;
+  const panel = loadPanelIndex(panelDir);
   const app = Fastify({
     logger: false,
     bodyLimit: 1024 * 1024,
@@ -55,9 +58,12 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
     // Malformed URLs and the like still answer problem+json.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const problem = toProblem(error);
-      (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.body());
+      // These answers skip the onSend hooks.
+      (reply as FastifyReply).type('application/problem+json');
+      setSecurityHeaders(request, reply as FastifyReply, panel.policy);
+      (reply as FastifyReply).code(problem.status).send(problem.body());
     },
   });
   // JSON routes read JSON only: a text/plain body answers 415 instead of reaching a schema as a string.
@@ -85,12 +91,20 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
     if (refused) throw refused;
   });
 
+  addSecurityHeaders(app, panel.policy);
+
   app.setErrorHandler((error: FastifyError | Problem | ZodError, request, reply) => {
     const problem = toProblem(error);
+    const route = routeOf(request);
     if (problem.status >= 500 && !(error instanceof Problem)) {
-      // The route pattern, not the URL: ping URLs carry their token.
-      const route = request.routeOptions.url ?? 'unknown route';
       deps.log.error('request failed', { method: request.method, route, error: String(error) });
+    }
+    const fields = { method: request.method, route, detail: problem.detail ?? problem.title };
+    if (problem.status === 429) logSecurity(deps, request, 'rate.limited', fields);
+    // On routes anyone may call, a 403 is a failed sign-in, which the route logs as such.
+    const access = request.routeOptions.config.access;
+    if (problem.status === 403 && access !== 'none' && access !== 'setup') {
+      logSecurity(deps, request, 'access.refused', fields);
     }
     if (problem.retryAfter !== undefined) reply.header('Retry-After', String(problem.retryAfter));
     return reply.code(problem.status).type('application/problem+json').send(problem.body());
@@ -103,10 +117,7 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
       const problem = new Problem(404, 'not found', `no route ${request.method} ${path}`);
       return reply.code(404).type('application/problem+json').send(problem.body());
     }
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('Cache-Control', 'no-cache')
-      .send(indexHtml(panelDir));
+    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(panel.html);
   });
 
   app.register(fastifyCookie);
@@ -149,20 +160,3 @@ function toProblem(error: unknown): Problem {
   }
   return new Problem(500, 'internal error');
 }
-
-let cachedIndex: { html: string; from: string } | undefined;
-
-function indexHtml(panelDir: string): string {
-  const file = join(panelDir, 'index.html');
-  const from = existsSync(file) ? file : 'placeholder';
-  if (cachedIndex?.from !== from) {
-    cachedIndex = { from, html: from === 'placeholder' ? placeholderHtml : readFileSync(file, 'utf8') };
-  }
-  return cachedIndex.html;
-}
-
-const placeholderHtml = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mon</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><main><h1>mon</h1><p>The panel is not built. Run <code>npm install</code> to build it.</p></main></body></html>
-`;

@@ -60,6 +60,13 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
     onFailure: (error) => log.error('a write transaction failed', { error: String(error) }),
+    onLoosePermissions: (files) =>
+      log.warn(
+        'other users can read the data directory or database; chmod 700 the directory, 600 the files',
+        {
+          files,
+        },
+      ),
     // Live updates go out after commit, from here alone: a client never refetches before the data is there.
     onInvalidate: (keys) => bus.publish(...keys),
   });

@@ -6,13 +6,23 @@ import type { Authenticator } from './auth/access.ts';
 import type { EngineOptions } from './checks/engine.ts';
 import type { Clock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
-import { silentLog } from './log.ts';
+import { createLog, type Log, silentLog } from './log.ts';
 import { createServer, type Server, type ServerOptions } from './start.ts';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'mon-test-'): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A log that keeps its lines (as the real log writes them, parsed back) for tests to inspect. */
+export function memoryLog(): { log: Log; text: () => string; lines: () => Record<string, unknown>[] } {
+  const written: string[] = [];
+  return {
+    log: createLog((line) => written.push(line)),
+    text: () => written.join(''),
+    lines: () => written.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 export type TestServer = Server & { dataDir: string; dispose(): Promise<void> };
@@ -31,6 +41,7 @@ export async function createTestServer(
     store?: ServerOptions['store'];
     authenticate?: Authenticator;
     dataDir?: string;
+    log?: Log;
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = options.dataDir
@@ -40,7 +51,7 @@ export async function createTestServer(
     dataDir: dir,
     configPath: options.configPath ?? join(dir, 'mon.toml'),
     env: options.env ?? {},
-    log: silentLog,
+    log: options.log ?? silentLog,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.checks ? { checks: options.checks } : {}),

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { logSecurity, routeOf } from '../http/security-log.ts';
 import { forbidden, Problem } from '../problem.ts';
 import { exists, int, mapper, one } from '../store/rows.ts';
 import { type Access, type Authenticator, type Principal, refusal } from './access.ts';
@@ -34,6 +35,8 @@ export function createAuthenticator(deps: Deps): Authenticator {
       if (principal?.kind === 'user' && isWrite(request.method) && refusal(access, principal) === null) {
         const url = deps.config.current().server.url;
         if (!originAllowed(request, url)) {
+          // Kept on the request so that the refusal's log line names who it was.
+          request.principal = principal;
           throw forbidden(`a signed-in write must come with Origin ${expectedOrigin(request, url)}`);
         }
       }
@@ -58,7 +61,10 @@ async function find(deps: Deps, request: FastifyRequest): Promise<Principal | nu
   const bearer = bearerOf(request);
   if (bearer !== undefined) {
     const token = findToken(deps.store.read, bearer);
-    if (!token) throw new Problem(401, 'sign-in required', 'the token is not valid');
+    if (!token) {
+      logSecurity(deps, request, 'token.rejected', { method: request.method, route: routeOf(request) });
+      throw new Problem(401, 'sign-in required', 'the token is not valid');
+    }
     if (token.lastUsedAt === null || now - token.lastUsedAt >= tokenTouchEveryMs) {
       deps.store.writer.run((db) => touchToken(db, token.id, now)).catch(() => {});
     }
@@ -68,7 +74,7 @@ async function find(deps: Deps, request: FastifyRequest): Promise<Principal | nu
   const identity = proxyIdentity(deps, request);
   if (identity === 'invalid') throw forbidden('the proxy sent an identity that is not an email address');
   if (identity) {
-    const principal = await proxyPrincipal(deps, identity);
+    const principal = await proxyPrincipal(deps, request, identity);
     if (principal === 'denied') throw forbidden('this account may not sign in');
     return principal;
   }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import Provider from 'oidc-provider';
 import { staticConfig } from '../config/service.ts';
+import { memoryLog } from '../testing.ts';
 import { authConfigSchema } from './config.ts';
 import { type AuthTestServer, authTestServer } from './test-helpers.ts';
 
@@ -30,6 +31,9 @@ function providerConfig(overrides: object = {}) {
     ...overrides,
   };
 }
+const memory = memoryLog();
+const securityLines = (event: string) => memory.lines().filter((line) => line.security === event);
+
 /** The `[auth]` table mon sees now; tests change it as a reload of mon.toml would. */
 let liveAuth = authConfigSchema.parse({});
 
@@ -91,7 +95,10 @@ before(async () => {
     server: { url: monUrl, trustedProxies: [] },
     auth: authConfigSchema.parse({ oidc: [providerConfig()] }),
   });
-  mon = await authTestServer({ config: { ...base, current: () => ({ ...base.current(), auth: liveAuth }) } });
+  mon = await authTestServer({
+    config: { ...base, current: () => ({ ...base.current(), auth: liveAuth }) },
+    log: memory.log,
+  });
 });
 
 after(async () => {
@@ -207,6 +214,11 @@ test('a listed domain signs in as a viewer, a listed admin as an admin', async (
   const ann = users.find((u: { email: string }) => u.email === 'ann@example.com');
   assert.equal(ann.source, 'oidc:test');
   assert.equal(ann.hasPassword, false);
+  const created = securityLines('user.created').filter((line) => line.email === 'ann@example.com');
+  assert.deepEqual(
+    created.map((line) => [line.role, line.source]),
+    [['viewer', 'oidc:test']],
+  );
 });
 
 test('addresses the provider rules do not admit are refused', async () => {
@@ -221,6 +233,12 @@ test('addresses the provider rules do not admit are refused', async () => {
   const unmarked = await signIn('unmarked@example.com');
   assert.equal(unmarked.callback.statusCode, 403);
   assert.equal(unmarked.callback.json().detail, 'the provider has not verified this email address');
+  const failed = securityLines('signin.failed').map((line) => [line.email, line.method, line.reason]);
+  assert.deepEqual(failed.slice(-3), [
+    ['eve@evil.org', 'oidc:test', 'not admitted'],
+    ['unverified@example.com', 'oidc:test', 'email address not verified'],
+    ['unmarked@example.com', 'oidc:test', 'email address not verified'],
+  ]);
 });
 
 test('an account an admin made in mon may sign in through the provider', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import type { Deps } from '../deps.ts';
+import { logSecurity } from '../http/security-log.ts';
 import { badRequest, forbidden, notFound, Problem } from '../problem.ts';
 import type { Role } from './access.ts';
 import type { OidcProviderConfig } from './config.ts';
@@ -90,6 +91,7 @@ export async function finishSignIn(
   name: string,
 ) {
   const provider = providerOf(deps, name);
+  const method = `oidc:${provider.name}`;
   const flowId = request.cookies[flowCookie];
   const flow = flowId ? oidc.take(flowId) : null;
   reply.clearCookie(flowCookie, { path: flowPath });
@@ -117,25 +119,33 @@ export async function finishSignIn(
     }
     email = emailSchema.parse(raw);
   } catch (error) {
-    deps.log.warn('OpenID Connect sign-in failed', { provider: provider.name, error: errorText(error) });
+    logSecurity(deps, request, 'signin.failed', { email: null, method, reason: errorText(error) });
     throw forbidden(`sign-in with ${provider.name} failed`);
   }
   // Unless the provider is set to vouch for addresses it does not mark, the claim must say verified:
   // an unmarked address could be anyone's, an admin's included.
   if (verified !== true && (verified === false || provider.require_verified_email)) {
+    logSecurity(deps, request, 'signin.failed', { email, method, reason: 'email address not verified' });
     throw forbidden('the provider has not verified this email address');
   }
   let account = userByEmail(deps.store.read, email);
-  if (!oidcAdmits(provider, email, account)) throw forbidden('this account may not sign in');
+  if (!oidcAdmits(provider, email, account)) {
+    logSecurity(deps, request, 'signin.failed', { email, method, reason: 'not admitted' });
+    throw forbidden('this account may not sign in');
+  }
   if (!account) {
     const now = deps.clock.now();
-    account = await deps.store.writer.run(
-      (db) =>
-        insertUser(db, { email, role: 'viewer', password: null, source: `oidc:${provider.name}`, now }) ??
-        userByEmail(db, email),
+    const made = await deps.store.writer.run((db) =>
+      insertUser(db, { email, role: 'viewer', password: null, source: method, now }),
     );
+    if (made) {
+      const { id, role, source } = made;
+      logSecurity(deps, request, 'user.created', { userId: id, email, role, source });
+    }
+    // Made by a sign-in of the same person running alongside: theirs is the account.
+    account = made ?? userByEmail(deps.store.read, email);
   }
-  const session = await createSession(deps, account!.id, `oidc:${provider.name}`);
+  const session = await createSession(deps, account!.id, method);
   setSessionCookie(reply, session.id, deps.config.current().server.url);
   return reply.header('Cache-Control', 'no-store').redirect('/', 302);
 }

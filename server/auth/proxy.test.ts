@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { staticConfig } from '../config/service.ts';
+import type { Log } from '../log.ts';
+import { memoryLog } from '../testing.ts';
 import { authConfigSchema } from './config.ts';
 import { authTestServer } from './test-helpers.ts';
 
-function proxyServer(proxy: object) {
+function proxyServer(proxy: object, log?: Log) {
   return authTestServer({
+    ...(log ? { log } : {}),
     config: staticConfig({
       server: { url: null, trustedProxies: ['10.0.0.0/8', 'fd00::/8'] },
       auth: authConfigSchema.parse({ proxy }),
@@ -14,7 +17,8 @@ function proxyServer(proxy: object) {
 }
 
 test('forward auth: identity headers from a trusted proxy sign the person in; from others they are ignored', async () => {
-  const server = await proxyServer({ admin_groups: ['ops'], admins: ['boss@example.com'] });
+  const memory = memoryLog();
+  const server = await proxyServer({ admin_groups: ['ops'], admins: ['boss@example.com'] }, memory.log);
   const me = (remoteAddress: string, headers: Record<string, string>) =>
     server.app.inject({ url: '/api/v1/auth/me', remoteAddress, headers });
   try {
@@ -46,6 +50,14 @@ test('forward auth: identity headers from a trusted proxy sign the person in; fr
     assert.equal(ann.source, 'proxy');
     assert.equal(ann.role, 'viewer');
     assert.equal(ann.hasPassword, false);
+    const created = memory.lines().filter((line) => line.security === 'user.created');
+    assert.deepEqual(
+      created.map((line) => [line.email, line.role, line.source, line.address]),
+      [
+        ['ann@example.com', 'viewer', 'proxy', '10.1.2.3'],
+        ['boss@example.com', 'viewer', 'proxy', '10.1.2.3'],
+      ],
+    );
 
     // Proxy writes need the Origin like cookie writes.
     const write = (origin?: string) =>

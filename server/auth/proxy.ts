@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { logSecurity } from '../http/security-log.ts';
 import type { Principal } from './access.ts';
 import { peerAddress, trustedProxies } from './client-address.ts';
 import type { ProxyAuthConfig } from './config.ts';
@@ -59,20 +60,35 @@ export function proxyIsAdmin(proxy: ProxyAuthConfig, identity: ProxyIdentity): b
  * source `proxy`), so admins can see it, change its role or remove it. The effective role is admin
  * when the account's stored role is admin or the proxy configuration names them admin.
  */
-export async function proxyPrincipal(deps: Deps, identity: ProxyIdentity): Promise<Principal | 'denied'> {
+export async function proxyPrincipal(
+  deps: Deps,
+  request: FastifyRequest,
+  identity: ProxyIdentity,
+): Promise<Principal | 'denied'> {
   const proxy = deps.config.current().auth.proxy!;
   const now = deps.clock.now();
   let account = userByEmail(deps.store.read, identity.email);
   const admin = proxyIsAdmin(proxy, identity);
   if (!admin && !proxyAdmits(proxy, identity.email, account)) return 'denied';
   if (!account) {
-    account = await deps.store.writer.run(
-      (db) =>
-        insertUser(db, { email: identity.email, role: 'viewer', password: null, source: 'proxy', now }) ??
-        userByEmail(db, identity.email),
-    );
+    const made = await deps.store.writer.run((db) => {
+      const user = insertUser(db, {
+        email: identity.email,
+        role: 'viewer',
+        password: null,
+        source: 'proxy',
+        now,
+      });
+      if (user) touchSignIn(db, user.id, now);
+      return user;
+    });
+    if (made) {
+      const { id, email, role, source } = made;
+      logSecurity(deps, request, 'user.created', { userId: id, email, role, source });
+    }
+    // Made by a request of the same person running alongside: theirs is the account.
+    account = made ?? userByEmail(deps.store.read, identity.email);
     if (!account) return 'denied';
-    await deps.store.writer.run((db) => touchSignIn(db, account!.id, now));
   } else if (account.lastSignInAt === null || now - account.lastSignInAt >= touchEveryMs) {
     const id = account.id;
     deps.store.writer.run((db) => touchSignIn(db, id, now)).catch(() => {});

@@ -269,7 +269,7 @@ test('password sign-in can be turned off', async () => {
   }
 });
 
-test('changing one’s own password needs the current one and ends other sessions', async () => {
+test('changing one’s own password needs the current one, ends every session and starts a new one', async () => {
   const server = await authTestServer();
   const { app } = server;
   try {
@@ -285,9 +285,21 @@ test('changing one’s own password needs the current one and ends other session
       (await change({ current: password, password: 'short' })).json().detail,
       'password: must be at least 10 characters',
     );
-    assert.equal((await change({ current: password, password: 'a brand new password' })).statusCode, 204);
-    assert.equal((await app.inject({ url: '/api/v1/auth/me', headers: { cookie: mine } })).statusCode, 200);
-    assert.equal((await app.inject({ url: '/api/v1/auth/me', headers: { cookie: other } })).statusCode, 401);
+    const changed = await change({ current: password, password: 'a brand new password' });
+    assert.equal(changed.statusCode, 204);
+    // The caller gets a new session id: one copied from the old cookie no longer works.
+    assert.match(String(changed.headers['set-cookie']), /^mon_session=[A-Za-z0-9_-]{43}; Max-Age=2592000;/);
+    const renewed = cookieFrom(changed.headers['set-cookie']);
+    assert.notEqual(renewed, mine);
+    const me = (cookie: string) => app.inject({ url: '/api/v1/auth/me', headers: { cookie } });
+    assert.equal((await me(renewed)).statusCode, 200);
+    assert.equal((await me(mine)).statusCode, 401);
+    assert.equal((await me(other)).statusCode, 401);
+    assert.equal(
+      server.deps.store.read.prepare('SELECT method FROM sessions').all().length,
+      1,
+      'only the new session is left',
+    );
     const login = (pw: string) =>
       app.inject({
         method: 'POST',

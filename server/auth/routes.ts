@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AuthState as AuthRead, AuthUser, Me } from '../../protocol/accounts.ts';
 import type { Deps } from '../deps.ts';
+import { logSecurity } from '../http/security-log.ts';
 import { conflict, forbidden, invalid, Problem } from '../problem.ts';
 import { statement } from '../store/statements.ts';
 import type { Principal } from './access.ts';
@@ -14,6 +15,8 @@ import {
   createSession,
   deleteSession,
   endSessionsOf,
+  insertSession,
+  sessionMethod,
   setSessionCookie,
 } from './sessions.ts';
 import { discardSetupToken, setupSpent, spendSetup } from './setup-token.ts';
@@ -61,7 +64,14 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
     const state = auth;
     if (setupSpent(deps.store.read) || state.setupToken === null) throw conflict('setup is already done');
     const body = setupSchema.parse(request.body ?? {});
-    if (!secretEquals(body.token, state.setupToken)) throw forbidden('the setup token is not valid');
+    if (!secretEquals(body.token, state.setupToken)) {
+      logSecurity(deps, request, 'signin.failed', {
+        email: body.email,
+        method: 'setup',
+        reason: 'wrong setup token',
+      });
+      throw forbidden('the setup token is not valid');
+    }
     const hash = await state.hasher.hash(body.password);
     const now = deps.clock.now();
     const user = await deps.store.writer.run((db) => {
@@ -79,7 +89,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
     });
     state.setupToken = null;
     discardSetupToken(deps);
-    deps.log.info('first account created', { email: user.email });
+    logSecurity(deps, request, 'setup.completed', { userId: user.id, email: user.email });
     const session = await createSession(deps, user.id, 'setup');
     setSessionCookie(reply, session.id, deps.config.current().server.url);
     return reply.code(201).send({ id: user.id, email: user.email, role: user.role } satisfies AuthUser);
@@ -87,11 +97,20 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
 
   app.post('/api/v1/auth/login', async (request, reply) => {
     countSignIn(deps, auth, request);
-    if (!deps.config.current().auth.password) throw forbidden('password sign-in is turned off');
+    if (!deps.config.current().auth.password) {
+      const email = loginSchema.safeParse(request.body ?? {}).data?.email ?? null;
+      const reason = 'password sign-in is turned off';
+      logSecurity(deps, request, 'signin.failed', { email, method: 'password', reason });
+      throw forbidden(reason);
+    }
     const body = loginSchema.parse(request.body ?? {});
     const user = userByEmail(deps.store.read, body.email);
     const ok = await auth.hasher.verify(body.password, user?.password ?? null);
-    if (!ok || !user) throw new Problem(401, 'sign-in required', 'wrong email or password');
+    if (!ok || !user) {
+      const reason = user ? 'wrong password' : 'unknown email';
+      logSecurity(deps, request, 'signin.failed', { email: body.email, method: 'password', reason });
+      throw new Problem(401, 'sign-in required', 'wrong email or password');
+    }
     const session = await createSession(deps, user.id, 'password');
     setSessionCookie(reply, session.id, deps.config.current().server.url);
     return { id: user.id, email: user.email, role: user.role } satisfies AuthUser;
@@ -118,13 +137,25 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: AuthState):
       throw conflict('this account has no password; it signs in through a provider or proxy');
     const { hasher } = auth;
     if (!(await hasher.verify(body.current, account.password))) {
+      logSecurity(deps, request, 'signin.failed', {
+        email: account.email,
+        method: 'password change',
+        reason: 'wrong current password',
+      });
       throw invalid('current', 'is not the current password');
     }
     const hash = await hasher.hash(body.password);
-    await deps.store.writer.run((db) => {
+    const now = deps.clock.now();
+    // Every session ends, the caller's too: a session id someone else may have copied dies with the
+    // old password. The caller carries on in a new session started the same way as theirs.
+    const session = await deps.store.writer.run((db) => {
+      const method = person.sessionId ? sessionMethod(db, person.sessionId) : null;
       statement(db, 'UPDATE users SET password = ? WHERE id = ?').run(hash, account.id);
-      endSessionsOf(db, account.id, person.sessionId);
+      endSessionsOf(db, account.id);
+      return method ? insertSession(db, account.id, method, now) : null;
     });
+    if (session) setSessionCookie(reply, session.id, deps.config.current().server.url);
+    logSecurity(deps, request, 'password.changed', { userId: account.id, email: account.email });
     return reply.code(204).send();
   });
 

@@ -31,7 +31,7 @@ export function createAuthState(clock: Clock): AuthState {
 }
 
 /** The client's address, honoring X-Forwarded-For only from `trusted_proxies`. */
-export function clientOf(deps: Deps, request: FastifyRequest): string {
+export function clientOf(deps: Pick<Deps, 'config'>, request: FastifyRequest): string {
   return clientAddress(request, trustedProxies(deps.config.current().server.trustedProxies));
 }
 

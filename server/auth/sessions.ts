@@ -25,18 +25,35 @@ export async function createSession(
   userId: string,
   method: string,
 ): Promise<{ id: string; expiresAt: number }> {
-  const id = randomSecret();
   const now = deps.clock.now();
+  return deps.store.writer.run((db) => insertSession(db, userId, method, now));
+}
+
+/** `createSession` inside a writer job, for changes that start a session in the same transaction. */
+export function insertSession(
+  db: DatabaseSync,
+  userId: string,
+  method: string,
+  now: number,
+): { id: string; expiresAt: number } {
+  const id = randomSecret();
   const expiresAt = now + sessionLifetimeMs;
-  await deps.store.writer.run((db) => {
-    statement(db, 'DELETE FROM sessions WHERE expires_at <= ?').run(now);
-    statement(
-      db,
-      'INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
-    ).run(sha256(id), userId, method, now, expiresAt, now);
-    statement(db, 'UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
-  });
+  statement(db, 'DELETE FROM sessions WHERE expires_at <= ?').run(now);
+  statement(
+    db,
+    'INSERT INTO sessions (id_hash, user_id, method, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(sha256(id), userId, method, now, expiresAt, now);
+  statement(db, 'UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, userId);
   return { id, expiresAt };
+}
+
+const methodRow = mapper({ method: text }, (r) => r.method);
+
+/** How a session was started (`password`, `setup`, `oidc:<provider>`), or null when it is gone. */
+export function sessionMethod(db: DatabaseSync, idHashHex: string): string | null {
+  return (
+    one(db, 'SELECT method FROM sessions WHERE id_hash = ?', methodRow, Buffer.from(idHashHex, 'hex')) ?? null
+  );
 }
 
 const sessionWithUser = mapper(
@@ -99,16 +116,9 @@ export function deleteSession(deps: Deps, idHashHex: string): Promise<void> {
   });
 }
 
-/** Ends every session of an account except `keepHashHex` (the caller's own, after a password change). */
-export function endSessionsOf(db: DatabaseSync, userId: string, keepHashHex: string | null = null): void {
-  if (keepHashHex) {
-    statement(db, 'DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(
-      userId,
-      Buffer.from(keepHashHex, 'hex'),
-    );
-  } else {
-    statement(db, 'DELETE FROM sessions WHERE user_id = ?').run(userId);
-  }
+/** Ends every session of an account (a new password, a password reset by an admin). */
+export function endSessionsOf(db: DatabaseSync, userId: string): void {
+  statement(db, 'DELETE FROM sessions WHERE user_id = ?').run(userId);
 }
 
 export function touchSession(db: DatabaseSync, idHash: Buffer, now: number): void {

@@ -66,9 +66,11 @@ export function listTokens(db: DatabaseSync): TokenRow[] {
   return all(db, `SELECT ${columns} FROM tokens ORDER BY created_at, id`, tokenRow);
 }
 
-/** Returns false when no such token exists. */
-export function deleteToken(deps: Deps, id: string): Promise<boolean> {
-  return deps.store.writer.run((db) => statement(db, 'DELETE FROM tokens WHERE id = ?').run(id).changes > 0);
+/** Revokes a token; returns what it was, or null when no such token exists. */
+export function deleteToken(deps: Deps, id: string): Promise<TokenRow | null> {
+  return deps.store.writer.run(
+    (db) => one(db, `DELETE FROM tokens WHERE id = ? RETURNING ${columns}`, tokenRow, id) ?? null,
+  );
 }
 
 export function touchToken(db: DatabaseSync, id: string, now: number): void {

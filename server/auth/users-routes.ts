@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { UsersList } from '../../protocol/accounts.ts';
 import type { Deps } from '../deps.ts';
+import { logSecurity } from '../http/security-log.ts';
 import { conflict, notFound } from '../problem.ts';
 import { statement } from '../store/statements.ts';
 import { newPasswordSchema } from './passwords.ts';
@@ -53,6 +54,8 @@ export function registerUsers(app: FastifyInstance, deps: Deps, auth: AuthState)
       insertUser(db, { email: body.email, role: body.role, password: hash, source: 'admin', now }),
     );
     if (!user) throw conflict('an account with this email address exists');
+    const { id, email, role, source } = user;
+    logSecurity(deps, request, 'user.created', { userId: id, email, role, source });
     return reply.code(201).send(userView(user));
   });
 
@@ -61,7 +64,7 @@ export function registerUsers(app: FastifyInstance, deps: Deps, auth: AuthState)
     existing(deps.store.read, id);
     const body = changeSchema.parse(request.body ?? {});
     const hash = body.password ? await auth.hasher.hash(body.password) : null;
-    const user = await deps.store.writer.run((db) => {
+    const { before, user } = await deps.store.writer.run((db) => {
       const user = existing(db, id);
       if (body.role && body.role !== user.role) {
         if (user.role === 'admin' && adminCount(db) <= 1) throw conflict('the last admin cannot be demoted');
@@ -72,19 +75,28 @@ export function registerUsers(app: FastifyInstance, deps: Deps, auth: AuthState)
         // A new password set by an admin signs the person out everywhere.
         endSessionsOf(db, id);
       }
-      return userById(db, id)!;
+      return { before: user, user: userById(db, id)! };
+    });
+    logSecurity(deps, request, 'user.changed', {
+      userId: id,
+      email: user.email,
+      role: user.role,
+      previousRole: before.role,
+      passwordReset: hash !== null,
     });
     return userView(user);
   });
 
   app.delete('/api/v1/users/:id', async (request, reply) => {
     const { id } = idParams.parse(request.params);
-    await deps.store.writer.run((db) => {
+    const removed = await deps.store.writer.run((db) => {
       const user = existing(db, id);
       if (user.role === 'admin' && adminCount(db) <= 1) throw conflict('the last admin cannot be removed');
       // Sessions go with the account (ON DELETE CASCADE).
       statement(db, 'DELETE FROM users WHERE id = ?').run(id);
+      return user;
     });
+    logSecurity(deps, request, 'user.deleted', { userId: id, email: removed.email, role: removed.role });
     return reply.code(204).send();
   });
 }

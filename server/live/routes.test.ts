@@ -65,6 +65,8 @@ describe('GET /api/v1/stream', () => {
       assert.equal(stream.res.statusCode, 200);
       assert.match(String(stream.res.headers['content-type']), /^text\/event-stream/);
       assert.equal(stream.res.headers['cache-control'], 'no-store');
+      assert.equal(stream.res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(stream.res.headers['referrer-policy'], 'same-origin');
       server.deps.bus.publish('service:web', 'overview');
       await clock.advance(0);
       const text = await until(stream, (t) => t.includes('\n\n'));
@@ -142,10 +144,15 @@ describe('GET /api/v1/stream', () => {
 
   test('refuses the 65th stream with 503 and Retry-After', async () => {
     const streams: Opened[] = [];
+    // Eight sessions of eight streams each: no caller is over its own share.
+    const viewer = await server.addUser('many@example.com', 'viewer');
+    const sessions: Record<string, string>[] = [];
+    for (let i = 0; i < 8; i++) sessions.push({ cookie: await server.cookieOf(viewer) });
+    const other = { cookie: await server.cookieOf(viewer) };
     try {
-      for (let i = 0; i < 64; i++) streams.push(await open());
+      for (let i = 0; i < 64; i++) streams.push(await open('viewer', sessions[i % 8]));
       assert.ok(streams.every((s) => s.res.statusCode === 200));
-      const refused = await open();
+      const refused = await open('viewer', other);
       assert.equal(refused.res.statusCode, 503);
       assert.equal(refused.res.headers['retry-after'], '5');
       assert.match(String(refused.res.headers['content-type']), /^application\/problem\+json/);
@@ -159,7 +166,7 @@ describe('GET /api/v1/stream', () => {
       for (let i = 0; i < 100 && reopened?.res.statusCode !== 200; i++) {
         reopened?.close();
         await new Promise((r) => setTimeout(r, 10));
-        reopened = await open();
+        reopened = await open('viewer', other);
       }
       assert.equal(reopened?.res.statusCode, 200);
       streams.push(reopened!);
@@ -167,6 +174,57 @@ describe('GET /api/v1/stream', () => {
       for (const s of streams) s.close();
     }
   });
+});
+
+test('one session or token holds at most 8 streams: the 9th answers 429 with Retry-After', async () => {
+  const own = await authTestServer();
+  await own.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(own.app.server.address() as AddressInfo).port}/api/v1/stream`;
+  const viewer = await own.addUser('tabs@example.com', 'viewer');
+  const session = { cookie: await own.cookieOf(viewer) };
+  const token = { authorization: `Bearer ${await own.tokenOf('read')}` };
+  const opened: IncomingMessage[] = [];
+  const openWith = async (headers: Record<string, string>) => {
+    const res = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(url, { headers }, resolve).on('error', reject),
+    );
+    opened.push(res);
+    return res;
+  };
+  const bodyOf = (res: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve(text));
+    });
+  try {
+    for (let i = 0; i < 8; i++) assert.equal((await openWith(session)).statusCode, 200);
+    const ninth = await openWith(session);
+    assert.equal(ninth.statusCode, 429);
+    assert.equal(ninth.headers['retry-after'], '5');
+    assert.match(String(ninth.headers['content-type']), /^application\/problem\+json/);
+    const problem = JSON.parse(await bodyOf(ninth));
+    assert.equal(problem.status, 429);
+    assert.match(problem.detail, /at most 8 live update streams/);
+    // Another session of the same person, and a token, have shares of their own.
+    assert.equal((await openWith({ cookie: await own.cookieOf(viewer) })).statusCode, 200);
+    for (let i = 0; i < 8; i++) assert.equal((await openWith(token)).statusCode, 200);
+    assert.equal((await openWith(token)).statusCode, 429);
+    // A closed stream gives its place back to its owner.
+    opened[0]!.destroy();
+    let again = 0;
+    for (let i = 0; i < 100 && again !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      again = (await openWith(session)).statusCode ?? 0;
+    }
+    assert.equal(again, 200);
+  } finally {
+    for (const res of opened) res.destroy();
+    await own.dispose();
+  }
 });
 
 test('closing the server ends open streams', async () => {

@@ -6,8 +6,13 @@ import type { Bus } from './bus.ts';
 export const STREAM_COALESCE_MS = 500;
 export const STREAM_IDLE_MS = 25_000;
 export const MAX_STREAMS = 64;
+/** Streams one session or token may hold at once, so that one caller cannot take all 64. */
+export const MAX_STREAMS_PER_OWNER = 8;
 
-export type StreamOptions = { coalesceMs?: number; idleMs?: number; max?: number };
+export type StreamOptions = { coalesceMs?: number; idleMs?: number; max?: number; maxPerOwner?: number };
+
+/** An open stream's close function, or why none was opened: all streams taken, or the owner's. */
+export type Opened = { close: () => void } | { refused: 'full' | 'owner' };
 
 /**
  * Where a stream writes: the raw response in production, anything in tests. `allowed` is asked before
@@ -17,6 +22,7 @@ export type StreamSink = { write(chunk: string): void; end(): void; allowed?: ()
 
 type Client = {
   sink: StreamSink;
+  owner: string;
   pending: Set<LiveKey>;
   lastEventAt: number;
   flushTimer: TimerHandle | null;
@@ -34,6 +40,8 @@ export class StreamHub {
   private readonly coalesceMs: number;
   private readonly idleMs: number;
   readonly max: number;
+  readonly maxPerOwner: number;
+  private readonly perOwner = new Map<string, number>();
   private readonly unsubscribe: () => void;
 
   constructor(bus: Bus, clock: Clock, options: StreamOptions = {}) {
@@ -41,6 +49,7 @@ export class StreamHub {
     this.coalesceMs = options.coalesceMs ?? STREAM_COALESCE_MS;
     this.idleMs = options.idleMs ?? STREAM_IDLE_MS;
     this.max = options.max ?? MAX_STREAMS;
+    this.maxPerOwner = options.maxPerOwner ?? MAX_STREAMS_PER_OWNER;
     this.unsubscribe = bus.subscribe((keys) => {
       for (const client of this.clients) this.add(client, keys);
     });
@@ -50,11 +59,15 @@ export class StreamHub {
     return this.clients.size;
   }
 
-  /** Opens a stream on `sink`; returns its close function, or null when `max` streams are open. */
-  open(sink: StreamSink): (() => void) | null {
-    if (this.clients.size >= this.max) return null;
+  /** Opens a stream on `sink` for `owner` (a session or token); refused beyond `max` or `maxPerOwner`. */
+  open(sink: StreamSink, owner: string): Opened {
+    const held = this.perOwner.get(owner) ?? 0;
+    if (held >= this.maxPerOwner) return { refused: 'owner' };
+    if (this.clients.size >= this.max) return { refused: 'full' };
+    this.perOwner.set(owner, held + 1);
     const client: Client = {
       sink,
+      owner,
       pending: new Set(),
       lastEventAt: Number.NEGATIVE_INFINITY,
       flushTimer: null,
@@ -62,7 +75,7 @@ export class StreamHub {
     };
     this.clients.add(client);
     this.armIdle(client);
-    return () => this.drop(client);
+    return { close: () => this.drop(client) };
   }
 
   /** Ends every stream (server shutdown). */
@@ -80,6 +93,9 @@ export class StreamHub {
 
   private drop(client: Client): void {
     if (!this.clients.delete(client)) return;
+    const held = (this.perOwner.get(client.owner) ?? 1) - 1;
+    if (held > 0) this.perOwner.set(client.owner, held);
+    else this.perOwner.delete(client.owner);
     if (client.flushTimer) this.clock.clearTimeout(client.flushTimer);
     if (client.idleTimer) this.clock.clearTimeout(client.idleTimer);
   }

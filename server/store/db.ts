@@ -1,4 +1,14 @@
-import { accessSync, constants, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type IngestOptions, IngestQueue } from './ingest.ts';
@@ -24,10 +34,12 @@ export type Store = {
 export type StoreOptions = WriterOptions & {
   /** Group-commit window of the ingest queues (default 20 ms; tests on a fake clock use 0). */
   windowMs?: number;
+  /** Called once at opening with the data directory and database files other users may read. */
+  onLoosePermissions?: (files: { path: string; mode: string }[]) => void;
 };
 
 export function openStore(file: string, options: StoreOptions = {}): Store {
-  mkdirSync(dirname(file), { recursive: true });
+  createPrivately(file, options.onLoosePermissions);
   // No busy timeout: a lock held by another process would block the event loop for its whole length.
   // The writer retries on timers instead (writer.ts).
   const write = new DatabaseSync(file, { timeout: 0 });
@@ -71,6 +83,28 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
       write.close();
     },
   };
+}
+
+/**
+ * The database holds password hashes and notification secrets: mon creates its directory `0700` and
+ * the file `0600` (SQLite gives the `-wal` and `-shm` files the database file's mode). Modes an
+ * operator chose are left as they are; those that let other users in are reported.
+ */
+function createPrivately(file: string, onLoose: StoreOptions['onLoosePermissions']): void {
+  const dir = dirname(file);
+  const existing = [dir, file, `${file}-wal`, `${file}-shm`].filter((path) => existsSync(path));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    // An empty file is an empty database; made here so that it never exists with a wider mode.
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const loose = existing
+    .map((path) => ({ path, mode: statSync(path).mode & 0o777 }))
+    .filter(({ mode }) => (mode & 0o077) !== 0)
+    .map(({ path, mode }) => ({ path, mode: mode.toString(8).padStart(4, '0') }));
+  if (loose.length > 0) onLoose?.(loose);
 }
 
 /**

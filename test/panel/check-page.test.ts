@@ -265,7 +265,7 @@ test('a new ping URL asks first; cancelling keeps the old URL working', async ()
 
     await page.getByRole('button', { name: 'Make a new ping URL…' }).click();
     await page.getByRole('button', { name: 'Make a new URL' }).click();
-    const fresh = await page.getByLabel('Ping URL').inputValue();
+    const fresh = await page.getByLabel('Ping URL', { exact: true }).inputValue();
     assert.notEqual(fresh, old);
     assert.equal((await fetch(old)).status, 404);
     assert.equal((await fetch(fresh)).status, 200);
@@ -277,6 +277,6 @@ test('a new ping URL asks first; cancelling keeps the old URL working', async ()
   await withPage('first-ping-url', async (page) => {
     await page.goto(`${base}/checks/${id}`);
     await page.getByRole('button', { name: 'Make a ping URL' }).click();
-    assert.match(await page.getByLabel('Ping URL').inputValue(), /\/ping\/btp_[0-9a-f]+$/);
+    assert.match(await page.getByLabel('Ping URL', { exact: true }).inputValue(), /\/ping\/btp_[0-9a-f]+$/);
   });
 });

@@ -5,6 +5,9 @@
 export const checkKinds = ['http', 'tcp', 'dns', 'ping', 'domain', 'heartbeat'] as const;
 export type CheckKind = (typeof checkKinds)[number];
 
+/** The kinds whose runs connect to their target (dns asks the server's own resolvers; domain, RDAP). */
+export const connectingKinds: readonly CheckKind[] = ['http', 'tcp', 'ping'];
+
 export type AssertionKey =
   | 'status'
   | 'bodyContains'

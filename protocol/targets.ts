@@ -1,5 +1,8 @@
 import { linkLocalReason, linkLocalRefusal } from './addresses.ts';
-import type { CheckKind } from './kinds.ts';
+import { type CheckKind, connectingKinds } from './kinds.ts';
+
+export { connectingKinds };
+
 import { hiddenTextProblem } from './text.ts';
 
 /** What a check's `target` may be, per kind, with and without `${NAME}` references. */
@@ -81,9 +84,6 @@ export function targetProblem(kind: CheckKind, target: string): string | null {
       return null;
   }
 }
-
-/** The kinds whose runs connect to their target (dns asks the server's own resolvers; domain, RDAP). */
-export const connectingKinds: readonly CheckKind[] = ['http', 'tcp', 'ping'];
 
 /** The host a valid target without references connects to, for the kinds that connect. */
 function targetHost(kind: CheckKind, target: string): string | null {

@@ -40,6 +40,22 @@ export function KindFields({ state, set, form, shown }: FieldsProps) {
           </select>
         </Field>
       ) : null}
+      {shown.has('allowLinkLocal') ? (
+        <Field
+          {...form.field('allowLinkLocal')}
+          label="Link-local addresses"
+          hint="Cloud metadata services answer on these (169.254.0.0/16, fe80::/10) and hand out the machine's credentials: allow them only for a target that is one."
+        >
+          <label style={{ fontWeight: 400, display: 'flex', gap: '0.3rem', alignItems: 'center' }}>
+            <input
+              type="checkbox"
+              checked={state.allowLinkLocal}
+              onChange={(ev) => set('allowLinkLocal', ev.target.checked)}
+            />
+            Allow link-local addresses
+          </label>
+        </Field>
+      ) : null}
     </>
   );
 }

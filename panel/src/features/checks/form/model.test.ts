@@ -154,6 +154,7 @@ test('a stored body fills the form and comes back unchanged', () => {
       target: 'https://api.example.com/',
       method: 'HEAD',
       headers: { Authorization: null },
+      allowLinkLocal: true,
       everyMs: 90_000,
       timeoutMs: 2500,
       expect: [
@@ -189,8 +190,17 @@ test('each kind shows its own fields', () => {
     ...fieldsShown(kind, schedule),
   ];
   const common = ['kind', 'name', 'service', 'expect'];
-  assert.deepEqual(shown('http'), [...common, 'target', 'timeoutMs', 'method', 'headers', 'everyMs', 'from']);
-  assert.deepEqual(shown('tcp'), [...common, 'target', 'timeoutMs', 'everyMs', 'from']);
+  assert.deepEqual(shown('http'), [
+    ...common,
+    'target',
+    'timeoutMs',
+    'method',
+    'headers',
+    'allowLinkLocal',
+    'everyMs',
+    'from',
+  ]);
+  assert.deepEqual(shown('tcp'), [...common, 'target', 'timeoutMs', 'allowLinkLocal', 'everyMs', 'from']);
   assert.deepEqual(shown('domain'), [...common, 'target', 'timeoutMs']);
   assert.deepEqual(shown('heartbeat'), [...common, 'everyMs', 'graceMs']);
   assert.deepEqual(shown('heartbeat', 'cron'), [...common, 'cron', 'timezone', 'graceMs']);

@@ -1,5 +1,5 @@
 import type { Assertion, CheckBody, CheckKind } from '../../../../../protocol/check.ts';
-import { type AssertionKey, allowedAssertions } from '../../../../../protocol/kinds.ts';
+import { type AssertionKey, allowedAssertions, connectingKinds } from '../../../../../protocol/kinds.ts';
 import { durationText, formatDuration, parseDuration } from '../../../lib/format.ts';
 
 /**
@@ -94,6 +94,8 @@ export type FormState = {
   target: string;
   method: string;
   headers: HeaderRow[];
+  /** Lets the check reach link-local addresses, where cloud metadata services answer (docs/checks.md). */
+  allowLinkLocal: boolean;
   every: string;
   timeout: string;
   from: string;
@@ -110,6 +112,7 @@ export function fieldsShown(kind: CheckKind, schedule: FormState['schedule']): R
   const shown = ['kind', 'name', 'service', 'expect'];
   if (!heartbeat) shown.push('target', 'timeoutMs');
   if (kind === 'http') shown.push('method', 'headers');
+  if (connectingKinds.includes(kind)) shown.push('allowLinkLocal');
   if (kind !== 'domain' && (!heartbeat || schedule === 'every')) shown.push('everyMs');
   if (heartbeat && schedule === 'cron') shown.push('cron', 'timezone');
   if (heartbeat) shown.push('graceMs');
@@ -128,6 +131,7 @@ export function emptyForm(service = ''): FormState {
     target: '',
     method: 'GET',
     headers: [],
+    allowLinkLocal: false,
     every: '1m',
     timeout: '',
     from: '',
@@ -183,6 +187,7 @@ export function formFromBody(body: CheckBody): FormState {
     target: body.target ?? '',
     method: body.method ?? 'GET',
     headers: Object.entries(body.headers ?? {}).map(([name, value]) => ({ key: newKey(), name, value })),
+    allowLinkLocal: body.allowLinkLocal === true,
     every: durationText(body.everyMs),
     timeout: durationText(body.timeoutMs),
     from: body.from ?? '',
@@ -203,6 +208,7 @@ export function fieldLabel(kind: CheckKind, field: string): string | undefined {
     target: kindInfo[kind].target || 'Target',
     method: 'Method',
     headers: 'Request headers',
+    allowLinkLocal: 'Allow link-local addresses',
     everyMs: kind === 'heartbeat' ? 'Expected every' : 'Run every',
     timeoutMs: 'Timeout',
     from: 'Run from host',
@@ -276,6 +282,7 @@ export function bodyFromForm(f: FormState): Built {
     const headers = f.headers.filter((h) => h.name.trim() || h.value !== '');
     if (headers.length) body.headers = Object.fromEntries(headers.map((h) => [h.name.trim(), h.value]));
   }
+  if (f.allowLinkLocal && connectingKinds.includes(k)) body.allowLinkLocal = true;
   if (k !== 'domain') {
     const every = duration(f.every, 'everyMs');
     if (every !== undefined) body.everyMs = every;

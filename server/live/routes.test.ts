@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { get, type IncomingMessage, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text as readText } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
 import { type AuthTestServer, authTestServer } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
@@ -191,15 +192,7 @@ test('one session or token holds at most 8 streams: the 9th answers 429 with Ret
     opened.push(res);
     return res;
   };
-  const bodyOf = (res: IncomingMessage) =>
-    new Promise<string>((resolve) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve(text));
-    });
+  const bodyOf = (res: IncomingMessage) => readText(res);
   try {
     for (let i = 0; i < 8; i++) assert.equal((await openWith(session)).statusCode, 200);
     const ninth = await openWith(session);
@@ -254,15 +247,7 @@ test('a stream ends when its session ends or its token is revoked; HEAD holds no
   const token = await own.tokenOf('read');
   const openWith = (headers: Record<string, string>) =>
     new Promise<IncomingMessage>((resolve, reject) => get(url, { headers }, resolve).on('error', reject));
-  const ended = (res: IncomingMessage) =>
-    new Promise<string>((resolve) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve(text));
-    });
+  const ended = (res: IncomingMessage) => readText(res);
 
   const bySession = await openWith({ cookie });
   const byToken = await openWith({ authorization: `Bearer ${token}` });

@@ -9,6 +9,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./writer.ts'),
   () => import('./scheduler.ts'),
   () => import('./panel.ts'),
+  () => import('./incidents.ts'),
 ];
 
 const only = process.argv.slice(2);

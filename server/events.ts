@@ -8,7 +8,7 @@ import type { Tx } from './store/writer.ts';
  * the writer job that commits the change, so what a subscriber writes (an incident, an outbox row)
  * commits or rolls back together with its cause. Features add their events to this union.
  */
-export type DomainEvent = CheckTransition;
+export type DomainEvent = CheckTransition | CheckRemoved | IncidentChange;
 
 /** A check changed status (server run, agent run, heartbeat ping or miss, agent silence). */
 export type CheckTransition = {
@@ -25,6 +25,49 @@ export type CheckTransition = {
   detail: string;
 };
 
+/** A check was deleted, or taken out of mon.toml: whatever it was failing no longer stands. */
+export type CheckRemoved = {
+  type: 'check.removed';
+  checkId: string;
+  name: string;
+  service: string;
+  ts: number;
+};
+
+/**
+ * An incident changed (docs/incidents.md): opened by an alert, another alert joined it (or one of its
+ * alerts failed again), an alert recovered, someone acknowledged it, or it resolved. Notifications are
+ * written from these, in the same transaction.
+ */
+export type IncidentChange = {
+  type: 'incident.change';
+  incidentId: string;
+  change: 'opened' | 'joined' | 'recovered' | 'acknowledged' | 'resolved';
+  ts: number;
+  title: string;
+  /** The service whose alert opened it; null for an incident a host opened. */
+  service: string | null;
+  /** The alert that opened, joined or recovered; null for acknowledged and resolved. */
+  alert: IncidentAlertRef | null;
+  /** Who acknowledged it (acknowledged only): an account's email or a token's label. */
+  by: string | null;
+  /** Opened inside a maintenance window. */
+  inMaintenance: boolean;
+};
+
+/**
+ * An alert as incident changes name it: `detail` is the failure, or for a recovery the run that
+ * recovered it; `impact` = joined because its service depends on the incident's.
+ */
+export type IncidentAlertRef = {
+  key: string;
+  checkId: string | null;
+  name: string;
+  service: string | null;
+  impact: boolean;
+  detail: string;
+};
+
 /**
  * A transactional subscriber: runs synchronously inside the writer job that commits `events`, with its
  * connection. A throw rolls back the whole job, cause included. Work outside the database waits for the
@@ -35,6 +78,8 @@ export type EventSubscriber = (db: DatabaseSync, events: readonly DomainEvent[],
 /** The registry of transactional subscribers. Features subscribe while the server is composed. */
 export class DomainEvents {
   private readonly subscribers: EventSubscriber[] = [];
+  /** Events a subscriber dispatched while the current ones were being handled. */
+  private pending: { events: readonly DomainEvent[]; now: number }[] | null = null;
 
   subscribe(subscriber: EventSubscriber): () => void {
     this.subscribers.push(subscriber);
@@ -44,9 +89,26 @@ export class DomainEvents {
     };
   }
 
-  /** Hands `events` to every subscriber inside the caller's writer job. */
+  /**
+   * Hands `events` to every subscriber inside the caller's writer job. A subscriber may dispatch events
+   * of its own (an incident opened by a check transition): they are handed out once every subscriber
+   * has seen the current ones, so each subscriber sees a cause before its consequences.
+   */
   dispatch(tx: Tx, events: readonly DomainEvent[], now: number): void {
     if (events.length === 0) return;
-    for (const subscriber of this.subscribers) subscriber(tx.db, events, now, tx);
+    if (this.pending) {
+      this.pending.push({ events, now });
+      return;
+    }
+    const pending = [{ events, now }];
+    this.pending = pending;
+    try {
+      for (let next = pending.shift(); next; next = pending.shift()) {
+        for (const subscriber of this.subscribers) subscriber(tx.db, next.events, next.now, tx);
+      }
+    } finally {
+      // A throw rolls the whole job back: what was still queued goes with it.
+      this.pending = null;
+    }
   }
 }

@@ -14,6 +14,7 @@ import { createFileConfig } from './config/watch.ts';
 import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
+import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
@@ -97,10 +98,12 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const accounts = createAccounts(deps);
   const authenticate = options.authenticate ?? accounts.authenticate;
   const checks = createChecks(deps, options.checks);
+  const incidents = createIncidents(deps, checks.engine);
   const features: Feature[] = [
     accounts.feature,
     configFeature(deps),
     checks.feature,
+    incidents.feature,
     liveFeature(deps, accounts.stillValid),
   ];
 

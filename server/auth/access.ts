@@ -85,6 +85,10 @@ export const accessTable = {
   'GET /api/v1/checks/:id/detail': 'read',
   'GET /api/v1/checks/:id/history': 'read',
   'POST /api/v1/checks/:id/ping-url': 'write',
+  // Incidents
+  'GET /api/v1/incidents': 'read',
+  'GET /api/v1/incidents/:id': 'read',
+  'POST /api/v1/incidents/:id/ack': 'write',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

@@ -38,6 +38,7 @@ test("a subscriber's rows commit with the run that caused them, and roll back wi
   const received: CheckTransition[] = [];
   server.deps.events.subscribe((db, events) => {
     for (const event of events) {
+      if (event.type !== 'check.transition') continue;
       received.push(event);
       db.prepare('INSERT INTO seen VALUES (?, ?)').run(event.checkId, event.to);
       if (refuse) throw new Error('the incident could not be opened');
@@ -173,7 +174,8 @@ test('a miss that could not be stored leaves a fallback deadline: the heartbeat 
   t.after(() => server.dispose());
   let refuse = true;
   server.deps.events.subscribe((_db, events) => {
-    if (refuse && events.some((e) => e.to === 'down')) throw new Error('the incident could not be opened');
+    if (refuse && events.some((e) => e.type === 'check.transition' && e.to === 'down'))
+      throw new Error('the incident could not be opened');
   });
   assert.equal((await inject('GET', path)).status, 200);
   await clock.advance(65 * 60_000);
@@ -217,7 +219,7 @@ test('a ping for a check deleted in the same transaction answers 404 and raises 
   assert.equal((await inject('GET', path)).status, 200);
   const events: string[] = [];
   server.deps.events.subscribe((_db, list) => {
-    for (const e of list) events.push(`${e.from}->${e.to}`);
+    for (const e of list) if (e.type === 'check.transition') events.push(`${e.from}->${e.to}`);
   });
   const other = new DatabaseSync(join(server.dataDir, 'mon.db'));
   other.exec('BEGIN IMMEDIATE');

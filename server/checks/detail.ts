@@ -64,17 +64,21 @@ export const ranges: Record<string, number> = {
 };
 const MAX_SPAN = 400 * DAY;
 
-/** `range` or `from`+`to` of a read (SPEC "Endpoints"); 422 naming the field otherwise. */
+/**
+ * `range` or `from`+`to` of a read (SPEC "Endpoints"), `fallback` when neither is given; 422 naming the
+ * field otherwise.
+ */
 export function parseRange(
   query: Record<string, string | undefined>,
   now: number,
+  fallback = '24h',
 ): { from: number; to: number } {
   const { range, from, to } = query;
   if (range !== undefined && (from !== undefined || to !== undefined)) {
     throw invalid('range', 'give range or from and to, not both');
   }
   if (from === undefined && to === undefined) {
-    const name = range ?? '24h';
+    const name = range ?? fallback;
     const span = Object.hasOwn(ranges, name) ? ranges[name as keyof typeof ranges] : undefined;
     if (span === undefined) throw invalid('range', 'must be one of 1h, 24h, 7d, 30d, 1y');
     return { from: now - span, to: now };

@@ -1,7 +1,7 @@
 import { liveKeys } from '../../protocol/live.ts';
 import type { LiveConfig } from '../config/service.ts';
 import type { FileCheck } from './config.ts';
-import { type CheckRegistry, newId, newRecord, redefine } from './manage.ts';
+import { type CheckRegistry, newId, newRecord, redefine, removedEvent } from './manage.ts';
 import type { Entry } from './record.ts';
 import { setAside, takeBack } from './removed.ts';
 import { dropServiceIfEmpty, ensureService, insertCheck, setManagedServices } from './store.ts';
@@ -29,6 +29,7 @@ export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): 
     await logged(log, 'mon.toml check not removed', entry.rec.name, () =>
       store.writer.run((db, tx) => {
         setAside(db, id, now);
+        engine.deps.events.dispatch(tx, [removedEvent(entry.rec, now)], now);
         tx.afterCommit(() => engine.forget(id));
         tx.invalidate(liveKeys.service(service), liveKeys.overview);
       }),

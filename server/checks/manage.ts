@@ -3,6 +3,7 @@ import type { CheckBody } from '../../protocol/check.ts';
 import { liveKeys } from '../../protocol/live.ts';
 import { notListed, unlistedReference } from '../config/env-refs.ts';
 import type { Deps } from '../deps.ts';
+import type { CheckRemoved } from '../events.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
 import { hashToken, newPingToken } from './ping-tokens.ts';
 import type { Entry } from './record.ts';
@@ -182,12 +183,19 @@ export async function redefine(
 
 export async function removeCheck(engine: CheckRegistry, id: string): Promise<void> {
   const entry = editable(engine, id);
+  const now = engine.deps.clock.now();
   await engine.deps.store.writer.run((db, tx) => {
     deleteCheck(db, id);
     dropServiceIfEmpty(db, entry.rec.service);
+    engine.deps.events.dispatch(tx, [removedEvent(entry.rec, now)], now);
     tx.afterCommit(() => engine.forget(id));
     tx.invalidate(liveKeys.service(entry.rec.service), liveKeys.overview);
   });
+}
+
+/** The event of a check deleted or taken out of mon.toml: its alert, if any, stops failing. */
+export function removedEvent(rec: CheckRecord, ts: number): CheckRemoved {
+  return { type: 'check.removed', checkId: rec.id, name: rec.name, service: rec.service, ts };
 }
 
 /** A new ping URL for a heartbeat; the previous one stops working. */

@@ -60,7 +60,7 @@ test('a check goes down after two failed runs and recovers after two successes a
   t.after(() => server.dispose());
   const transitions: string[] = [];
   server.deps.events.subscribe((_db, events) => {
-    for (const e of events) transitions.push(`${e.from}->${e.to}`);
+    for (const e of events) if (e.type === 'check.transition') transitions.push(`${e.from}->${e.to}`);
   });
   const { id } = (await inject('POST', '/api/v1/checks', web)).body as Any;
   await clock.advance(0);

@@ -43,3 +43,15 @@ export function serviceGraph(services: readonly FileService[]): ServiceGraph {
     hostsOf: (service) => [...(hosts.get(service) ?? [])],
   };
 }
+
+const graphs = new WeakMap<readonly FileService[], ServiceGraph>();
+
+/** The graph of a loaded configuration's services, built once per configuration. */
+export function graphOf(services: readonly FileService[]): ServiceGraph {
+  let graph = graphs.get(services);
+  if (!graph) {
+    graph = serviceGraph(services);
+    graphs.set(services, graph);
+  }
+  return graph;
+}

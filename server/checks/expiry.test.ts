@@ -29,3 +29,24 @@ test('a domain registration is expiring within 30 days, a certificate within 14,
   assert.deepEqual(titlesFor('certificate', [13]), ['certificate expires in 13 days']);
   assert.deepEqual(titlesFor('certificate', [-1]), ['certificate expired']);
 });
+
+test('each expiry change records the date it saw, renewals too', () => {
+  const rec = newRecord(
+    'c1',
+    { name: 'x', service: 's', kind: 'http', target: 'https://example.com' },
+    now,
+    false,
+    null,
+  );
+  const seen: [string, number][] = [];
+  const record = (_s: null, title: string, _detail: string, expires: number) => seen.push([title, expires]);
+  observeExpiry(rec, { kind: 'certificate', expires: now + 10 * DAY }, now, record);
+  observeExpiry(rec, { kind: 'certificate', expires: now - DAY }, now, record);
+  observeExpiry(rec, { kind: 'certificate', expires: now + 90 * DAY }, now, record);
+  assert.deepEqual(seen, [
+    ['certificate expires in 10 days', now + 10 * DAY],
+    ['certificate changed', now - DAY],
+    ['certificate expired', now - DAY],
+    ['certificate renewed', now + 90 * DAY],
+  ]);
+});

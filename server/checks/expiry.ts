@@ -13,13 +13,13 @@ export type ObservedExpiry = { kind: 'certificate' | 'domain'; expires: number }
 
 /**
  * Takes in the expiry a run observed: updates the record's expiry and state, and reports changes
- * (renewed or changed, newly expiring or expired) through `change`.
+ * (renewed or changed, newly expiring or expired) through `change`, with the expiry date they record.
  */
 export function observeExpiry(
   rec: CheckRecord,
   seen: ObservedExpiry,
   ts: number,
-  change: (status: null, title: string, detail: string) => void,
+  change: (status: null, title: string, detail: string, expires: number) => void,
 ): void {
   const what = seen.kind === 'certificate' ? 'certificate' : 'domain registration';
   const left = seen.expires - ts;
@@ -30,12 +30,13 @@ export function observeExpiry(
       null,
       seen.expires > rec.expiry.expires ? `${what} renewed` : `${what} changed`,
       `expires ${date}`,
+      seen.expires,
     );
   }
   if (state !== (rec.expiryState ?? 'ok') || (!rec.expiry && state !== 'ok')) {
-    if (state === 'expired') change(null, `${what} expired`, `expired ${date}`);
+    if (state === 'expired') change(null, `${what} expired`, `expired ${date}`, seen.expires);
     else if (state === 'expiring')
-      change(null, `${what} expires in ${Math.ceil(left / DAY)} days`, `expires ${date}`);
+      change(null, `${what} expires in ${Math.ceil(left / DAY)} days`, `expires ${date}`, seen.expires);
   }
   rec.expiry = { kind: seen.kind, expires: seen.expires, seen: ts };
   rec.expiryState = state;

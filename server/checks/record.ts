@@ -184,8 +184,16 @@ function applyOutcome(entry: Entry, outcome: RunOutcome, ts: number): Applied {
   rec.lastDetail = outcome.detail;
   if (outcome.value !== undefined) rec.lastValue = outcome.value;
   const changes: Change[] = [];
-  const change = (status: CheckStatus | null, title: string, detail: string) =>
-    changes.push({ checkId: rec.id, service: rec.service, ts, status, title, detail });
+  const change = (status: CheckStatus | null, title: string, detail: string, expires?: number) =>
+    changes.push({
+      checkId: rec.id,
+      service: rec.service,
+      ts,
+      status,
+      title,
+      detail,
+      expires: expires ?? null,
+    });
   if (transition) change(transition.to, titleOf(transition), outcome.detail);
   if (outcome.expiry) observeExpiry(rec, outcome.expiry, ts, change);
   const run = {

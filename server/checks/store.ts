@@ -244,13 +244,15 @@ export type Change = {
   status: CheckStatus | null;
   title: string;
   detail: string;
+  /** Certificate and domain changes: the expiry date they recorded. */
+  expires?: number | null;
 };
 
 export function insertChange(db: DatabaseSync, c: Change): void {
   statement(
     db,
-    'INSERT INTO check_changes (check_id, service, ts, status, title, detail) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(c.checkId, c.service, c.ts, c.status, c.title, c.detail);
+    'INSERT INTO check_changes (check_id, service, ts, status, title, detail, expires) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(c.checkId, c.service, c.ts, c.status, c.title, c.detail, c.expires ?? null);
 }
 
 export function setPingToken(

@@ -1,6 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Cause } from '../../../protocol/incidents.ts';
 import type { ServiceGraph } from '../graph.ts';
+import { reachOf } from './candidates.ts';
+import { gatherCandidates } from './gather.ts';
+import { rankCauses } from './score.ts';
 
 /** What an incident is about, for finding its likely causes. */
 export type CauseScope = {
@@ -11,7 +14,12 @@ export type CauseScope = {
   hosts: string[];
 };
 
-/** The likely causes of an incident, best first; empty when none is found. docs/incidents.md: the formula. */
-export function likelyCauses(_db: DatabaseSync, _scope: CauseScope, _graph: ServiceGraph): Cause[] {
-  return [];
+/**
+ * The likely causes of an incident, best first (at most 5); empty when none is found. Reads the store
+ * (a handful of queries, on `store.read` or inside a writer job) and ranks what it finds with the
+ * formula docs/incidents.md publishes.
+ */
+export function likelyCauses(db: DatabaseSync, scope: CauseScope, graph: ServiceGraph): Cause[] {
+  const reach = reachOf(scope, graph);
+  return rankCauses(gatherCandidates(db, scope.start, reach), reach, scope.start);
 }

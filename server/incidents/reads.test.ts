@@ -138,8 +138,15 @@ test('one incident: its timeline with the deploys and changes of its services an
     ],
   );
   assert.equal(read.timeline[0]?.detail, 'checkout rewrite');
-  assert.deepEqual(read.causes, []);
-  assert.equal(read.topCause, null, 'no likely cause found');
+  // Causes come from likelyCauses (causes/scenarios.test.ts covers the ranking): the read carries
+  // them best first, the list's topCause is the first, and other services' rows are never among them.
+  assert.ok(read.causes.length > 0);
+  assert.deepEqual(read.topCause, read.causes[0]);
+  assert.deepEqual(summary?.topCause, read.causes[0]);
+  assert.deepEqual(read.causes[0]?.ref, { deploy: 4, service: 'web' }, 'the deploy on its host');
+  const refs = read.causes.map((c) => c.ref.deploy ?? c.ref.change);
+  assert.ok(!refs.includes(3), "another service's deploy is no cause");
+  assert.ok(!refs.includes(5), 'a deploy after the start is no cause');
 
   // Response times from an hour before; the hour before has a value a minute.
   assert.equal(read.responseTimes.length, 1);

@@ -11,6 +11,7 @@ import { type Clock, systemClock } from './clock.ts';
 import { configFeature } from './config/feature.ts';
 import type { ConfigService } from './config/service.ts';
 import { createFileConfig } from './config/watch.ts';
+import { createDeploys } from './deploys/feature.ts';
 import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
@@ -99,11 +100,13 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const authenticate = options.authenticate ?? accounts.authenticate;
   const checks = createChecks(deps, options.checks);
   const incidents = createIncidents(deps, checks.engine);
+  const deploys = createDeploys(deps);
   const features: Feature[] = [
     accounts.feature,
     configFeature(deps),
     checks.feature,
     incidents.feature,
+    deploys.feature,
     liveFeature(deps, accounts.stillValid),
   ];
 

@@ -56,6 +56,9 @@ export const accessTable = {
   'HEAD /ping/:token/:suffix': 'ping',
   'GET /api/push/:token': 'ping',
   'POST /api/push/:token': 'ping',
+  'POST /api/deploys': 'deploy',
+  'POST /api/changes': 'deploy',
+  'POST /hooks/codehost': 'hmac',
   // Accounts
   'GET /api/v1/auth': 'none',
   'POST /api/v1/auth/setup': 'setup',

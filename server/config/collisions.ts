@@ -114,6 +114,21 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
     });
   });
 
+  // A repository's deployments and pushes belong to one service. GitHub names ignore case.
+  const repositories = new Map<string, number>();
+  parts.services.forEach((s, position) => {
+    if (s.repository === undefined) return;
+    const i = at('service', position);
+    const key = s.repository.toLowerCase();
+    const owner = repositories.get(key);
+    if (owner !== undefined) {
+      errors.push({
+        path: ['service', i, 'repository'],
+        message: `repository ${s.repository} already belongs to service[${owner}]; a repository maps to one service`,
+      });
+    } else repositories.set(key, i);
+  });
+
   // The outside world: a panel or host check with a file check's or file service's name.
   const fileNames = new Map<string, Path>(services);
   for (const c of parts.checks) fileNames.set(c.body.name, ['check', at('check', c.index), 'name']);

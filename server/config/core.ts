@@ -87,7 +87,18 @@ export type FileService = {
   dependsOn: string[];
   /** `critical`, `standard` or `low`; the file's default is `standard`. */
   tier: string | null;
+  /**
+   * The code-host repository (`owner/name`) whose deployments and pushes are this service's
+   * (server/deploys/codehost.ts). Only set when the file names one.
+   */
+  repository?: string;
 };
+
+/** `owner/name` of a code-host repository, as GitHub spells them. */
+const repositorySchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'must be owner/name, such as acme/shop');
 
 const siteSchema = z
   .string()
@@ -104,6 +115,7 @@ const fileServiceSchema = z.strictObject({
   sites: z.array(siteSchema).default([]),
   depends_on: z.array(nameSchema).default([]),
   tier: z.enum(serviceTiers).default('standard'),
+  repository: repositorySchema.optional(),
 });
 
 /** `[[service]]`. Whether `depends_on` names known services is a rule across sections (collisions.ts). */
@@ -117,6 +129,7 @@ export const serviceSection = configSection({
       sites: s.sites,
       dependsOn: s.depends_on,
       tier: s.tier,
+      ...(s.repository === undefined ? {} : { repository: s.repository }),
     })),
     errors: [],
   }),
@@ -129,6 +142,7 @@ export const serviceSection = configSection({
       if (s.sites.length > 0) out.sites = [...s.sites];
       if (s.dependsOn.length > 0) out.depends_on = [...s.dependsOn];
       if (s.tier !== null && s.tier !== 'standard') out.tier = s.tier;
+      if (s.repository !== undefined) out.repository = s.repository;
       return out;
     });
     return { service };

@@ -29,6 +29,7 @@ hosts = ["web-1"]
 sites = ["shop.example.com"]
 depends_on = ["db"]
 tier = "low"
+repository = "acme/shop"
 [[host]]
 name = "web-1"
 disk = 80
@@ -61,6 +62,8 @@ username = "mon"
 password = "\${SMTP_PASSWORD}"
 from = "mon@example.com"
 to = ["ops@example.com"]
+[codehost]
+secret = "\${WEBHOOK_SECRET}"
 `;
 const env = {
   OIDC_SECRET: 'oidc-client-secret',
@@ -69,6 +72,7 @@ const env = {
   BACKUP_TOKEN: `btp_${'b'.repeat(24)}`,
   SLACK_URL: 'https://hooks.slack.com/services/T/B/X',
   SMTP_PASSWORD: 'smtp-password',
+  WEBHOOK_SECRET: 'webhook-secret',
 };
 
 test('sections are registered once: unique LiveConfig fields and top-level keys', () => {

@@ -1,5 +1,6 @@
 import { authSection } from '../auth/config.ts';
 import { checkSection, checkSettingsSection } from '../checks/config.ts';
+import { codehostSection } from '../deploys/config.ts';
 import { hostSection } from '../hosts/config.ts';
 import { alertSection } from '../notify/config.ts';
 import { retentionSection, serverSection, serviceSection } from './core.ts';
@@ -28,6 +29,7 @@ const list = [
   checkSettingsSection,
   checkSection,
   alertSection,
+  codehostSection,
 ] as const;
 
 type Section = (typeof list)[number];

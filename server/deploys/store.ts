@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { DeploySource } from '../../protocol/deploys.ts';
+import type { ChangeRow, DeploySource } from '../../protocol/deploys.ts';
 import { exists, int, mapper, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 
@@ -22,17 +22,7 @@ export type DeployReport = {
 };
 
 /** A change as reported; `ts` is when the report arrived. */
-export type ChangeReport = {
-  ts: number;
-  kind: 'change' | 'push';
-  what: string;
-  service: string | null;
-  host: string | null;
-  by: string | null;
-  url: string | null;
-  description: string | null;
-  source: DeploySource;
-};
+export type ChangeReport = Omit<ChangeRow, 'id'> & { source: DeploySource };
 
 export function serviceExists(db: DatabaseSync, name: string): boolean {
   return exists(db, 'SELECT 1 FROM services WHERE name = ?', name);

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FileService } from '../config/core.ts';
 import { serviceGraph } from './graph.ts';
-
-const service = (name: string, dependsOn: string[] = [], hosts: string[] = []): FileService => ({
-  name,
-  hosts,
-  sites: [],
-  dependsOn,
-  tier: null,
-});
+import { fileService as service } from './testkit.ts';
 
 test('dependencies and dependents are followed through other services, each once, cycles included', () => {
   const graph = serviceGraph([

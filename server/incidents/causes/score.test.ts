@@ -2,21 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DeployRow } from '../../../protocol/deploys.ts';
 import { MINUTE } from '../../checks/rollups.ts';
-import type { FileService } from '../../config/core.ts';
 import { serviceGraph } from '../graph.ts';
+import { fileService as service } from '../testkit.ts';
 import { type Candidate, reachOf } from './candidates.ts';
 import { CHANGE_TIME, EXPIRY_TIME, MAX_CAUSES, timeWeight } from './formula.ts';
 import { rankCauses } from './score.ts';
 
 const start = Date.UTC(2026, 5, 1, 12);
 
-const service = (name: string, dependsOn: string[] = [], hosts: string[] = []): FileService => ({
-  name,
-  hosts,
-  sites: [],
-  dependsOn,
-  tier: null,
-});
 const graph = serviceGraph([service('shop', ['api'], ['web1']), service('api'), service('shop-eu')]);
 const reach = reachOf({ services: ['shop'], hosts: [] }, graph);
 

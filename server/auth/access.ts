@@ -85,6 +85,9 @@ export const accessTable = {
   'GET /api/v1/checks/:id/detail': 'read',
   'GET /api/v1/checks/:id/history': 'read',
   'POST /api/v1/checks/:id/ping-url': 'write',
+  // Overview and warnings
+  'GET /api/v1/overview': 'read',
+  'GET /api/v1/warnings': 'read',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

@@ -23,7 +23,8 @@ import {
  * The overview, the incidents and a check's chart in Chromium. The server runs in this process on a
  * fake clock, so that its tables can be written as the deploy and incident features write them; its
  * check reaches a real loopback target. The story: a check of service shop runs from 09:00 UTC, shop
- * is deployed at 09:03, DNS moves at 09:04, and shop has an open incident from 09:04:30.
+ * is deployed at 09:03, DNS moves at 09:04, and service db has an open incident from 09:04:30. Later
+ * shop is deployed again and its check fails: that opens shop's own incident.
  */
 
 const T0 = Date.UTC(2026, 0, 1, 9, 0);
@@ -104,13 +105,13 @@ before(async () => {
   await write((db) => {
     statement(
       db,
-      `INSERT INTO incidents (id, title, service, started_at) VALUES (?, 'shop is down', 'shop', ?)`,
+      `INSERT INTO incidents (id, title, service, started_at) VALUES (?, 'db is down', 'db', ?)`,
     ).run(incidentId, clock.now());
     statement(
       db,
       `INSERT INTO incident_alerts (incident, key, check_id, service, name, detail, opened_at)
-       VALUES (?, ?, ?, 'shop', 'api', '500 Internal Server Error', ?)`,
-    ).run(incidentId, `check:${checkId}`, checkId, clock.now());
+       VALUES (?, 'check:0123456789abcdef', '0123456789abcdef', 'db', 'primary', 'connection refused', ?)`,
+    ).run(incidentId, clock.now());
   });
   await run(MIN / 2);
   // Requests forwarded by a proxy mon does not trust (this test, on loopback).
@@ -158,7 +159,7 @@ test('the overview: the open incident on top, warnings, each check with its stri
     await card.waitFor();
     assert.equal(await page.getByRole('heading', { name: '1 open incident' }).count(), 1);
     const text = String(await card.textContent());
-    assert.match(text, /shop is down/);
+    assert.match(text, /db is down/);
     assert.match(text, /Open/);
     assert.ok(
       text.includes(incident.topCause ? incident.topCause.title : 'No likely cause found'),
@@ -247,7 +248,7 @@ test('the check chart marks the deploys and changes of its range, with their wor
 test('the incident page: the deploy before the failure is its first likely cause; acknowledge', {
   skip: 'needs the incident read',
 }, async () => {
-  // A second deploy, then the check fails twice in a row: its incident opens with the deploy as cause.
+  // A second deploy, then the check fails twice in a row: shop's incident opens with that deploy as cause.
   await write((db) => recordDeploy(db, clock.now(), 'v2.5.0'));
   await run(MIN);
   target.setFailing(true);
@@ -303,7 +304,7 @@ test('the incident list: open incidents on top, then those resolved in range', {
     assert.ok(firstResolved > 0 && states.slice(firstResolved).every((s) => s === 'resolved'), states.join());
     assert.match(String(await rows.last().textContent()), /shop was slow.*Resolved|Resolved.*shop was slow/);
     await page.screenshot({ path: artifactPath('33-incidents.png'), fullPage: true });
-    await page.getByRole('link', { name: 'shop is down' }).click();
+    await page.getByRole('link', { name: 'db is down' }).click();
     await page.waitForURL(new RegExp(`/incidents/${incidentId}$`));
   });
 });

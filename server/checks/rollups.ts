@@ -191,7 +191,7 @@ export function windowTotals(db: DatabaseSync, checkIds: string[], from: number,
 }
 
 /** Percent of up or degraded runs, or null without runs. */
-export function uptimePercent(t: WindowTotals): number | null {
+export function uptimePercent(t: Pick<WindowTotals, 'up' | 'down' | 'degraded'>): number | null {
   const good = t.up + t.degraded;
   const total = good + t.down;
   return total === 0 ? null : round((100 * good) / total, 3);

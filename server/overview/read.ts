@@ -1,13 +1,11 @@
 import type { Overview, OverviewCheck } from '../../protocol/overview.ts';
 import { groupByService, recoveryOf, worstStatus } from '../checks/detail.ts';
 import type { CheckEngine, Entry } from '../checks/engine.ts';
-import { round } from '../checks/rollups.ts';
+import { uptimePercent } from '../checks/rollups.ts';
 import { listServices } from '../checks/store.ts';
 import { changesBetween, deploysBetween } from '../deploys/read.ts';
 import { openIncidents } from './incidents.ts';
 import { planStrip, readMedians, readStrips } from './rollups.ts';
-
-const percent = (good: number, total: number) => (total === 0 ? null : round((100 * good) / total, 3));
 
 /**
  * `GET /api/v1/overview` over [from, to): statuses from the engine's memory, then one query per kind
@@ -32,7 +30,7 @@ export function readOverview(engine: CheckEngine, span: { from: number; to: numb
       status: e.rec.state.status,
       recovering: recoveryOf(e),
       strip: strip?.strip ?? emptyStrip,
-      uptime: strip ? percent(strip.good, strip.total) : null,
+      uptime: strip ? uptimePercent(strip) : null,
       latency: { p50: medians.get(e.rec.id) ?? null, last: e.rec.lastLatencyMs },
     };
   };
@@ -43,17 +41,18 @@ export function readOverview(engine: CheckEngine, span: { from: number; to: numb
     strip: { start: plan.start, stepMs: plan.stepMs, slots: plan.slots },
     services: listServices(db).map((s) => {
       const entries = byService.get(s.name) ?? [];
-      let good = 0;
-      let total = 0;
+      const runs = { up: 0, down: 0, degraded: 0 };
       for (const e of entries) {
-        good += strips.get(e.rec.id)?.good ?? 0;
-        total += strips.get(e.rec.id)?.total ?? 0;
+        const strip = strips.get(e.rec.id);
+        runs.up += strip?.up ?? 0;
+        runs.down += strip?.down ?? 0;
+        runs.degraded += strip?.degraded ?? 0;
       }
       return {
         name: s.name,
         managed: s.managed,
         status: worstStatus(entries),
-        uptime: percent(good, total),
+        uptime: uptimePercent(runs),
         checks: entries.map(checkOf),
       };
     }),

@@ -69,7 +69,7 @@ const codes: (RunStatus | null)[] = [null, 'up', 'degraded', 'down'];
 
 const stripRow = mapper({ checkId: text, up: int, down: int, degraded: int, slots: text });
 
-export type CheckStrip = { strip: (RunStatus | null)[]; good: number; total: number };
+export type CheckStrip = { strip: (RunStatus | null)[]; up: number; down: number; degraded: number };
 
 /**
  * Every check's strip, and its run counts over the slots (for uptime), by check id. Each check is one
@@ -101,8 +101,9 @@ export function readStrips(db: DatabaseSync, plan: StripPlan): Map<string, Check
     }
     out.set(row.checkId, {
       strip: Array.from(worst, (code) => codes[code]!),
-      good: row.up + row.degraded,
-      total: row.up + row.down + row.degraded,
+      up: row.up,
+      down: row.down,
+      degraded: row.degraded,
     });
   }
   return out;

@@ -4,7 +4,7 @@ import type { Marker } from '../lib/markers.ts';
 
 const kindLabel: Record<Marker['kind'], string> = { deploy: 'deploy', change: 'change', push: 'push' };
 
-/** The deploys and changes a chart marks, in words, oldest first; nothing when there are none. */
+/** Deploys and changes in words, in the order given (a chart's marks, the overview's list); nothing when none. */
 export function MarkerList({ markers }: { markers: Marker[] }) {
   if (markers.length === 0) return null;
   return (

@@ -4,6 +4,7 @@ import { IncidentState } from '../../components/IncidentState.tsx';
 import { MarkerList } from '../../components/Markers.tsx';
 import { StatusBadge } from '../../components/Status.tsx';
 import { Table } from '../../components/Table.tsx';
+import { enc } from '../../lib/api.ts';
 import { formatWhen } from '../../lib/format.ts';
 import { timelineMarkers } from '../../lib/markers.ts';
 import { Link } from '../../lib/router.tsx';
@@ -54,7 +55,7 @@ export default function IncidentPage({ id }: { id: string }) {
             {i.services.map((s, n) => (
               <span key={s}>
                 {n > 0 ? ', ' : ''}
-                <Link href={`/services/${encodeURIComponent(s)}`}>{s}</Link>
+                <Link href={`/services/${enc(s)}`}>{s}</Link>
               </span>
             ))}
             {i.hosts.length > 0 ? ` · hosts ${i.hosts.join(', ')}` : ''}

@@ -8,6 +8,7 @@ export type Benchmark = { name: string; run: () => Promise<BenchRow[]> };
 const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./writer.ts'),
   () => import('./scheduler.ts'),
+  () => import('./overview.ts'),
   () => import('./panel.ts'),
   () => import('./incidents.ts'),
 ];

@@ -3,6 +3,7 @@
  * shared by the server (its builders return them), the panel and the tests.
  */
 import type { CheckBody, CheckKind } from './check.ts';
+import type { ChangeRow, DeployRow } from './deploys.ts';
 
 /** A check's or a service's status. */
 export type CheckStatus = 'up' | 'down' | 'degraded' | 'unknown';
@@ -119,6 +120,10 @@ export type CheckDetail = {
   dayAverageMs: number | null;
   series: Series;
   expiry: Expiry | null;
+  /** Deploys of the check's service in the chart's range, oldest first: markers on the chart. */
+  deploys: DeployRow[];
+  /** Changes in the chart's range of its service, of the service's hosts, or bound to nothing; oldest first. */
+  changes: ChangeRow[];
 };
 
 /**

@@ -20,6 +20,7 @@ import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
 import { createMetrics } from './metrics.ts';
+import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
 
 export type ServerOptions = {
@@ -107,6 +108,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     checks.feature,
     incidents.feature,
     deploys.feature,
+    createOverview(deps, checks.engine).feature,
     liveFeature(deps, accounts.stillValid),
   ];
 

@@ -92,6 +92,9 @@ export const accessTable = {
   'GET /api/v1/incidents': 'read',
   'GET /api/v1/incidents/:id': 'read',
   'POST /api/v1/incidents/:id/ack': 'write',
+  // Overview and warnings
+  'GET /api/v1/overview': 'read',
+  'GET /api/v1/warnings': 'read',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

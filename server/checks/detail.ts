@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } from '../../protocol/reads.ts';
+import { changesBetween, deploysOf } from '../deploys/read.ts';
 import { invalid } from '../problem.ts';
 import { all, int, type Mapper, mapper, nullable, real, text } from '../store/rows.ts';
 import type { CheckEngine, Entry } from './engine.ts';
@@ -44,7 +45,7 @@ export function checkRow(entry: Entry): CheckRow {
 }
 
 /** Heartbeats change at once: only scheduled checks recover over several runs. */
-const recoveryOf = (e: Entry) => (e.hb ? null : recovery(e.rec.state, e.def.everyMs));
+export const recoveryOf = (e: Entry) => (e.hb ? null : recovery(e.rec.state, e.def.everyMs));
 
 const rank: Record<CheckStatus, number> = { down: 3, degraded: 2, up: 1, unknown: 0 };
 
@@ -131,7 +132,9 @@ export function readDetail(
   const db = engine.deps.store.read;
   const now = engine.deps.clock.now();
   const id = entry.rec.id;
-  const siblings = engine.all().filter((e) => e.rec.service === entry.rec.service);
+  const service = entry.rec.service;
+  const siblings = engine.all().filter((e) => e.rec.service === service);
+  const hosts = engine.deps.config.current().services.find((s) => s.name === service)?.hosts ?? [];
   const day = dayTotals(db, [id], now);
   const beats = readBeats(db, id);
   return {
@@ -144,6 +147,13 @@ export function readDetail(
     dayAverageMs: meanLatency(day),
     series: readSeries(db, id, span.from, span.to, now),
     expiry: entry.rec.expiry,
+    deploys: deploysOf(db, service, span.from, span.to),
+    changes: changesBetween(db, span.from, span.to).filter(
+      (c) =>
+        c.service === service ||
+        (c.host !== null && hosts.includes(c.host)) ||
+        (c.service === null && c.host === null),
+    ),
   };
 }
 
@@ -201,7 +211,8 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
   };
 }
 
-function groupByService(engine: CheckEngine): Map<string, Entry[]> {
+/** The engine's checks by service, each list sorted by name. */
+export function groupByService(engine: CheckEngine): Map<string, Entry[]> {
   const out = new Map<string, Entry[]>();
   const byName = engine
     .all()

@@ -45,7 +45,11 @@ export function binValue(bin: number): number {
 export type Histogram = Map<number, number>;
 
 export function mergeHist(into: Histogram, json: string): void {
-  const parsed = JSON.parse(json) as Record<string, number>;
+  mergeBins(into, JSON.parse(json) as Record<string, number>);
+}
+
+/** Adds a stored histogram, already parsed, into `into`. */
+export function mergeBins(into: Histogram, parsed: Record<string, number>): void {
   for (const key in parsed) {
     const n = Number(key.slice(1));
     // 'b' keys are bins from 1 ms up (bin 0: under 1 ms): the same bounds, SHIFT bins lower.
@@ -187,7 +191,7 @@ export function windowTotals(db: DatabaseSync, checkIds: string[], from: number,
 }
 
 /** Percent of up or degraded runs, or null without runs. */
-export function uptimePercent(t: WindowTotals): number | null {
+export function uptimePercent(t: Pick<WindowTotals, 'up' | 'down' | 'degraded'>): number | null {
   const good = t.up + t.degraded;
   const total = good + t.down;
   return total === 0 ? null : round((100 * good) / total, 3);

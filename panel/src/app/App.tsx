@@ -14,6 +14,8 @@ import { NotFound } from './NotFound.tsx';
 const CheckForm = lazy(() => import('../features/checks/form/CheckForm.tsx'));
 const Users = lazy(() => import('../features/accounts/Users.tsx'));
 const Tokens = lazy(() => import('../features/accounts/Tokens.tsx'));
+const IncidentsList = lazy(() => import('../features/incidents/IncidentsList.tsx'));
+const IncidentPage = lazy(() => import('../features/incidents/IncidentPage.tsx'));
 
 export function App() {
   const auth = useAuth();
@@ -59,6 +61,8 @@ const routes: [string, (p: Record<string, string>) => JSX.Element][] = [
   ['/checks/new', () => <CheckForm />],
   ['/checks/:id/edit', (p) => <CheckForm id={p.id!} />],
   ['/checks/:id', (p) => <CheckPage id={p.id!} />],
+  ['/incidents', () => <IncidentsList />],
+  ['/incidents/:id', (p) => <IncidentPage id={p.id!} />],
   ['/users', () => <Users />],
   ['/tokens', () => <Tokens />],
 ];

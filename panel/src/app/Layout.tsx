@@ -52,6 +52,7 @@ export function Layout({ user, children }: Props) {
             'Overview',
             path === '/' || path.startsWith('/services') || path.startsWith('/checks'),
           )}
+          {navLink('/incidents', 'Incidents', path.startsWith('/incidents'))}
           {admin ? navLink('/users', 'Users', path === '/users') : null}
           {admin ? navLink('/tokens', 'Tokens', path === '/tokens') : null}
         </nav>

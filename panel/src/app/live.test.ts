@@ -4,6 +4,7 @@ import { QueryClient, type QueryKey } from '@tanstack/react-query';
 import { type LiveKey, liveKeys } from '../../../protocol/live.ts';
 import { accountKeys } from '../features/accounts/keys.ts';
 import { checkKeys } from '../features/checks/keys.ts';
+import { incidentKeys } from '../features/incidents/keys.ts';
 import { overviewKeys } from '../features/overview/keys.ts';
 import { serviceKeys } from '../features/services/keys.ts';
 import { authKey } from '../lib/session.ts';
@@ -16,7 +17,9 @@ import { eventKeys, invalidateKeys } from './live.ts';
  */
 const cached: [QueryKey, unknown][] = [
   [authKey, { user: null }],
-  [overviewKeys.all, {}],
+  [overviewKeys.read('24h'), {}],
+  [overviewKeys.read('7d'), {}],
+  [overviewKeys.warnings, {}],
   [serviceKeys.list, { services: [] }],
   [serviceKeys.one('web'), {}],
   [serviceKeys.one('db'), {}],
@@ -31,9 +34,10 @@ const cached: [QueryKey, unknown][] = [
   [checkKeys.definition('d'), { input: { service: 'web' } }],
   [accountKeys.users, { users: [] }],
   [accountKeys.tokens, { tokens: [] }],
-  [['incidents'], []],
-  [['incident', '1'], {}],
-  [['incident', '2'], {}],
+  [incidentKeys.list('30d'), { incidents: [] }],
+  [incidentKeys.list('1y'), { incidents: [] }],
+  [incidentKeys.one('1'), {}],
+  [incidentKeys.one('2'), {}],
   [['drafts'], { drafts: [] }],
 ];
 
@@ -63,15 +67,17 @@ test('`*` reloads everything', () => {
   );
 });
 
-test('`overview` reloads the overview and the services list', () => {
-  assert.deepEqual(invalidated([liveKeys.overview]), names(overviewKeys.all, serviceKeys.list));
+const overviewReads = [overviewKeys.read('24h'), overviewKeys.read('7d')];
+
+test('`overview` reloads the overview of every range and the services list, not the warnings', () => {
+  assert.deepEqual(invalidated([liveKeys.overview]), names(...overviewReads, serviceKeys.list));
 });
 
 test('`service:<name>` reloads that service, the list, the overview and the checks of that service', () => {
   assert.deepEqual(
     invalidated([liveKeys.service('web')]),
     names(
-      overviewKeys.all,
+      ...overviewReads,
       serviceKeys.list,
       serviceKeys.one('web'),
       checkKeys.detail('a', '24h'),
@@ -87,7 +93,7 @@ test('`service:<name>` reloads that service, the list, the overview and the chec
   assert.deepEqual(
     invalidated([liveKeys.service('db')]),
     names(
-      overviewKeys.all,
+      ...overviewReads,
       serviceKeys.list,
       serviceKeys.one('db'),
       checkKeys.detail('b', '24h'),
@@ -106,9 +112,12 @@ test('a check moved between services is reached through both keys of the move', 
   assert.ok(!moved.includes(JSON.stringify(authKey)));
 });
 
-test('incidents and drafts reload their own queries', () => {
-  assert.deepEqual(invalidated([liveKeys.incidents]), names(['incidents']));
-  assert.deepEqual(invalidated([liveKeys.incident('1')]), names(['incident', '1']));
+test('incidents reload the incident lists and the overview; one incident only itself; drafts their own', () => {
+  assert.deepEqual(
+    invalidated([liveKeys.incidents]),
+    names(incidentKeys.list('30d'), incidentKeys.list('1y'), ...overviewReads),
+  );
+  assert.deepEqual(invalidated([liveKeys.incident('1')]), names(incidentKeys.one('1')));
   assert.deepEqual(invalidated([liveKeys.drafts]), names(['drafts']));
   assert.deepEqual(invalidated([]), []);
 });

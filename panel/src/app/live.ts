@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { isLiveKey, type LiveKey } from '../../../protocol/live.ts';
 import { cachedService, checkKeys } from '../features/checks/keys.ts';
+import { incidentKeys } from '../features/incidents/keys.ts';
 import { overviewKeys } from '../features/overview/keys.ts';
 import { serviceKeys } from '../features/services/keys.ts';
 
@@ -11,7 +12,8 @@ import { serviceKeys } from '../features/services/keys.ts';
  * - `service:<name>` → that service, the services list, the overview, and the check queries of that
  *   service (detail, definition, history); a check's service is read from its cached detail or
  *   definition, and a check whose service is not cached is reloaded too
- * - `incidents` → ['incidents']; `incident:<id>` → ['incident', id]; `drafts` → ['drafts']
+ * - `incidents` → the incident lists and the overview (its open incidents); `incident:<id>` → that
+ *   incident; `drafts` → ['drafts']
  * This module reads no browser global until `connectLive` runs, so node can test the mapping.
  */
 export function invalidateKeys(client: QueryClient, keys: readonly LiveKey[]): void {
@@ -37,10 +39,13 @@ export function invalidateKeys(client: QueryClient, keys: readonly LiveKey[]): v
           return known === undefined || known === name;
         },
       });
-    } else if (key === 'incidents' || key === 'drafts') {
-      reload([key]);
+    } else if (key === 'incidents') {
+      reload(incidentKeys.all);
+      reload(overviewKeys.all);
     } else if (key.startsWith('incident:')) {
-      reload(['incident', key.slice('incident:'.length)]);
+      reload(incidentKeys.one(key.slice('incident:'.length)));
+    } else if (key === 'drafts') {
+      reload([key]);
     }
   }
 }

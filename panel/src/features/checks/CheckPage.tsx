@@ -1,6 +1,7 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
+import { MarkerList } from '../../components/Markers.tsx';
 import { Stat } from '../../components/Stat.tsx';
 import { StatusBadge } from '../../components/Status.tsx';
 import { enc } from '../../lib/api.ts';
@@ -12,6 +13,7 @@ import {
   formatWhen,
   localTimes,
 } from '../../lib/format.ts';
+import { markersOf } from '../../lib/markers.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { Beats } from './Beats.tsx';
@@ -24,7 +26,7 @@ import { useCheckDefinition, useCheckDetail, useDeleteCheck } from './queries.ts
 import './checks.css';
 
 // uPlot loads only when a chart is shown.
-const LatencyChart = lazy(() => import('./LatencyChart.tsx'));
+const LatencyChart = lazy(() => import('../../components/LatencyChart.tsx'));
 
 export function CheckPage({ id }: { id: string }) {
   const canWrite = useCanWrite();
@@ -36,6 +38,10 @@ export function CheckPage({ id }: { id: string }) {
   const definition = useCheckDefinition(id);
   const [confirming, setConfirming] = useState(false);
   const remove = useDeleteCheck(id, detail.data?.service.name);
+  const markers = useMemo(
+    () => (detail.data ? markersOf(detail.data.deploys, detail.data.changes) : []),
+    [detail.data],
+  );
 
   const name = detail.data?.check.name;
   useEffect(() => {
@@ -154,9 +160,10 @@ export function CheckPage({ id }: { id: string }) {
             <p className="empty">No runs in this range.</p>
           ) : (
             <Suspense fallback={<Loading label="Loading chart…" />}>
-              <LatencyChart series={d.series} />
+              <LatencyChart series={d.series} markers={markers} />
             </Suspense>
           )}
+          <MarkerList markers={markers} />
         </div>
       </section>
 

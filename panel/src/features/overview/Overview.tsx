@@ -1,22 +1,35 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import type { OverviewCheck } from '../../../../protocol/overview.ts';
 import type { CheckStatus } from '../../../../protocol/reads.ts';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { StatusBadge, severity } from '../../components/Status.tsx';
 import { enc } from '../../lib/api.ts';
-import { formatPercent } from '../../lib/format.ts';
-import { Link } from '../../lib/router.tsx';
+import { formatLatency, formatPercent } from '../../lib/format.ts';
+import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { recoveryText } from '../checks/describe.ts';
-import { useServices } from '../services/queries.ts';
+import { type OverviewRange, overviewRanges } from './keys.ts';
+import { OpenIncidents } from './OpenIncidents.tsx';
+import { useOverview } from './queries.ts';
+import { RecentChanges } from './RecentChanges.tsx';
+import { stripBackground, stripData, stripText } from './strip.ts';
+import { Warnings } from './Warnings.tsx';
 import './overview.css';
 
 const byStatusThenName = <T extends { status: CheckStatus; name: string }>(a: T, b: T) =>
   severity[a.status] - severity[b.status] || a.name.localeCompare(b.name);
 
-/** Every service with its checks; open problems first. */
+/**
+ * Open incidents on top, warnings, then every service with its checks (problems first), each check with
+ * its strip over the range and its latency; the deploys and changes of the range below.
+ */
 export function Overview() {
   const canWrite = useCanWrite();
-  const services = useServices();
+  const { query, path } = useLocation();
+  const range = (overviewRanges as readonly string[]).includes(query.get('range') ?? '')
+    ? (query.get('range') as OverviewRange)
+    : '24h';
+  const overview = useOverview(range);
   const [filter, setFilter] = useState('');
   const search = useRef<HTMLInputElement>(null);
 
@@ -35,7 +48,7 @@ export function Overview() {
   }, []);
 
   const view = useMemo(() => {
-    const all = services.data?.services ?? [];
+    const all = overview.data?.services ?? [];
     const needle = filter.trim().toLowerCase();
     const counts: Record<CheckStatus, number> = { up: 0, down: 0, degraded: 0, unknown: 0 };
     const list = [];
@@ -50,13 +63,15 @@ export function Overview() {
     }
     list.sort(byStatusThenName);
     return { list, counts, total: all.length };
-  }, [services.data, filter]);
+  }, [overview.data, filter]);
 
-  if (services.isPending) return <Loading />;
-  if (services.isError) return <ReadError error={services.error} />;
+  if (overview.isPending) return <Loading />;
+  if (overview.isError) return <ReadError error={overview.error} />;
 
+  const o = overview.data;
   const { counts } = view;
   const problems = counts.down + counts.degraded;
+  const stepMs = o.strip.stepMs;
   return (
     <>
       <div className="page-head">
@@ -70,14 +85,30 @@ export function Overview() {
                 : `${problems} ${problems === 1 ? 'check needs' : 'checks need'} attention.`}
           </p>
         </div>
-        {canWrite ? (
-          <div className="actions">
+        <div className="actions">
+          <fieldset className="segmented">
+            <legend className="sr-only">Time range</legend>
+            {overviewRanges.map((r) => (
+              <button
+                key={r}
+                type="button"
+                aria-pressed={r === range}
+                onClick={() => navigate(`${path}?range=${r}`, { replace: true })}
+              >
+                {r}
+              </button>
+            ))}
+          </fieldset>
+          {canWrite ? (
             <Link className="button primary" href="/checks/new">
               Add check
             </Link>
-          </div>
-        ) : null}
+          ) : null}
+        </div>
       </div>
+
+      <OpenIncidents incidents={o.incidents} />
+      <Warnings />
 
       {view.total > 0 ? (
         <div className="toolbar">
@@ -126,7 +157,7 @@ export function Overview() {
               </h2>
               {service.managed ? <span className="badge">mon.toml</span> : null}
               <span className="meta">
-                {formatPercent(service.uptime.day)} <span className="muted">24 h</span>
+                {formatPercent(service.uptime)} <span className="muted">{range}</span>
               </span>
             </div>
             {service.checks.length === 0 ? (
@@ -136,24 +167,45 @@ export function Overview() {
             ) : (
               <ul className="check-list">
                 {service.checks.map((check) => (
-                  <li key={check.id} data-check={check.name}>
-                    <StatusBadge status={check.status} recovering={check.recovering !== null} />
-                    <span className="check-name">
-                      <Link href={`/checks/${check.id}`} className="ellipsis" style={{ maxWidth: 'none' }}>
-                        {check.name}
-                      </Link>
-                      {check.recovering ? (
-                        <span className="muted small">{recoveryText(check.recovering)}</span>
-                      ) : null}
-                    </span>
-                    <span className="kind extra">{check.kind}</span>
-                  </li>
+                  <CheckLine key={check.id} check={check} stepMs={stepMs} range={range} />
                 ))}
               </ul>
             )}
           </section>
         ))
       )}
+
+      <RecentChanges deploys={o.deploys} changes={o.changes} />
     </>
+  );
+}
+
+function CheckLine({ check, stepMs, range }: { check: OverviewCheck; stepMs: number; range: string }) {
+  const words = stripText(check.strip, stepMs);
+  return (
+    <li data-check={check.name}>
+      <StatusBadge status={check.status} recovering={check.recovering !== null} />
+      <span className="check-name">
+        <Link href={`/checks/${check.id}`} className="ellipsis" style={{ maxWidth: 'none' }}>
+          {check.name}
+        </Link>
+        {check.recovering ? <span className="muted small">{recoveryText(check.recovering)}</span> : null}
+      </span>
+      <span
+        className="strip"
+        role="img"
+        aria-label={`Last ${range}: ${words}`}
+        title={`Last ${range}, ${words} · uptime ${formatPercent(check.uptime)}`}
+        data-slots={stripData(check.strip)}
+        style={{ background: stripBackground(check.strip) }}
+      />
+      <span className="latency" title={`Median over ${range}; last run ${formatLatency(check.latency.last)}`}>
+        {formatLatency(check.latency.p50)}
+        {check.latency.last === null ? null : (
+          <span className="muted small"> last {formatLatency(check.latency.last)}</span>
+        )}
+      </span>
+      <span className="kind extra">{check.kind}</span>
+    </li>
   );
 }

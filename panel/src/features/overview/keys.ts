@@ -1,7 +1,13 @@
+/** Ranges of the overview (`?range=` of `GET /overview`): strips, uptime, latency, deploys and changes. */
+export const overviewRanges = ['1h', '24h', '7d', '30d'] as const;
+export type OverviewRange = (typeof overviewRanges)[number];
+
 /**
- * Query keys of the overview. The screen reads the services list (features/services) today; `all` is
- * the overview read of its own, which the `overview` stream key reloads as well.
+ * Query keys of the overview: the read per range (stream key `overview`, also reloaded by `incidents`
+ * and `service:<name>`), and the warnings, which change only with mon.toml and the requests mon gets.
  */
 export const overviewKeys = {
   all: ['overview'] as const,
+  read: (range: OverviewRange) => ['overview', range] as const,
+  warnings: ['warnings'] as const,
 };

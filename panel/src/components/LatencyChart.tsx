@@ -1,8 +1,9 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { Series } from '../../../../protocol/reads.ts';
-import { formatLatency } from '../../lib/format.ts';
+import type { Series } from '../../../protocol/reads.ts';
+import { formatLatency, formatTime } from '../lib/format.ts';
+import type { Marker } from '../lib/markers.ts';
 
 /** A theme colour as the browser resolves it now: the variables hold light-dark() pairs, not colours. */
 function css(name: string): string {
@@ -15,8 +16,30 @@ function css(name: string): string {
   return color;
 }
 
-/** p50 and p95 response time per step, in the browser's time zone. Loaded lazily with uPlot. */
-export default function LatencyChart({ series }: { series: Series }) {
+/** Marks on the plot: a line per deploy or change, its words in the title (the list beside the chart says them too). */
+function placeMarkers(u: uPlot, layer: HTMLElement, markers: Marker[]): void {
+  const [min, max] = [u.scales.x!.min!, u.scales.x!.max!];
+  layer.replaceChildren(
+    ...markers
+      .filter((m) => m.ts >= min && m.ts <= max)
+      .map((m) => {
+        const mark = document.createElement('span');
+        mark.className = `chart-marker chart-marker-${m.kind}`;
+        mark.dataset.kind = m.kind;
+        mark.style.left = `${u.valToPos(m.ts, 'x')}px`;
+        mark.title = `${formatTime(m.ts)} · ${m.label}${m.by ? ` · by ${m.by}` : ''}`;
+        return mark;
+      }),
+  );
+}
+
+const none: Marker[] = [];
+
+/**
+ * p50 and p95 response time per step, in the browser's time zone, with a mark per deploy and change.
+ * Loaded lazily with uPlot.
+ */
+export default function LatencyChart({ series, markers = none }: { series: Series; markers?: Marker[] }) {
   const box = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -25,6 +48,10 @@ export default function LatencyChart({ series }: { series: Series }) {
     let plot: uPlot | null = null;
     // Lines need neighbours: with few runs in the range, draw each step as a dot too.
     const sparse = series.p50.filter((v) => v !== null).length < 40;
+    const layer = document.createElement('div');
+    layer.className = 'chart-markers';
+    // The whole range, up to the end of its last step: a deploy after the last run still shows.
+    const xRange: [number, number] = [series.x[0] ?? 0, (series.x.at(-1) ?? 0) + series.stepMs];
     const build = () => {
       plot?.destroy();
       const axis = {
@@ -39,7 +66,11 @@ export default function LatencyChart({ series }: { series: Series }) {
           ms: 1,
           cursor: { drag: { x: false, y: false } },
           legend: { live: true },
-          scales: { y: { range: (_u, _min, max) => [0, Math.max(10, max * 1.1)] } },
+          scales: {
+            x: { range: () => xRange },
+            y: { range: (_u, _min, max) => [0, Math.max(10, max * 1.1)] },
+          },
+          hooks: { draw: [(u) => placeMarkers(u, layer, markers)] },
           axes: [axis, { ...axis, size: 64, values: (_u, ticks) => ticks.map((t) => formatLatency(t)) }],
           series: [
             {},
@@ -65,6 +96,8 @@ export default function LatencyChart({ series }: { series: Series }) {
         [series.x, series.p50, series.p95] as uPlot.AlignedData,
         el,
       );
+      plot.over.append(layer);
+      placeMarkers(plot, layer, markers);
     };
     build();
     const resize = new ResizeObserver(() => plot?.setSize({ width: el.clientWidth, height: 240 }));
@@ -80,7 +113,13 @@ export default function LatencyChart({ series }: { series: Series }) {
       media.removeEventListener('change', build);
       plot?.destroy();
     };
-  }, [series]);
+  }, [series, markers]);
 
-  return <div ref={box} role="img" aria-label="Response time chart, p50 and p95" />;
+  return (
+    <div
+      ref={box}
+      role="img"
+      aria-label={`Response time chart, p50 and p95${markers.length ? `, ${markers.length} deploys and changes marked` : ''}`}
+    />
+  );
 }

@@ -1,0 +1,53 @@
+import type { TimelineRow } from '../../../../protocol/incidents.ts';
+import { Table } from '../../components/Table.tsx';
+import { formatWhen } from '../../lib/format.ts';
+import { externalHref } from '../../lib/links.ts';
+import { Link } from '../../lib/router.tsx';
+
+/** What happened around an incident, oldest first: its own changes, deploys and changes, notifications sent. */
+export function Timeline({ rows }: { rows: TimelineRow[] }) {
+  if (rows.length === 0) return <p className="empty">Nothing recorded yet.</p>;
+  return (
+    <Table
+      testId="timeline"
+      head={
+        <>
+          <th>When</th>
+          <th>What</th>
+          <th>Where</th>
+        </>
+      }
+    >
+      {rows.map((r, i) => {
+        const href = externalHref(r.url);
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id; the list is read whole
+          <tr key={i} data-kind={r.kind}>
+            <td className="when">{formatWhen(r.ts)}</td>
+            <td>
+              <span className="badge">{r.kind}</span>{' '}
+              {href ? (
+                <a href={href} target="_blank" rel="noreferrer noopener">
+                  {r.title}
+                </a>
+              ) : (
+                r.title
+              )}
+              {r.by ? <span className="muted"> by {r.by}</span> : null}
+              {r.detail ? <div className="muted small">{r.detail}</div> : null}
+            </td>
+            <td className="muted">
+              {[r.service, r.host].filter((w) => w !== null).join(' · ')}
+              {r.check ? (
+                <>
+                  {' '}
+                  <Link href={`/checks/${r.check}`}>check</Link>
+                </>
+              ) : null}
+            </td>
+          </tr>
+        );
+      })}
+    </Table>
+  );
+}

@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { MarkerList } from '../../components/Markers.tsx';
+import { RangePicker } from '../../components/RangePicker.tsx';
 import { Stat } from '../../components/Stat.tsx';
 import { StatusBadge } from '../../components/Status.tsx';
 import { enc } from '../../lib/api.ts';
@@ -14,7 +15,7 @@ import {
   localTimes,
 } from '../../lib/format.ts';
 import { markersOf } from '../../lib/markers.ts';
-import { Link, navigate, useLocation } from '../../lib/router.tsx';
+import { Link, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { Beats } from './Beats.tsx';
 import { readOnlyReason, recoveryText, targetText, uptimeNote } from './describe.ts';
@@ -30,7 +31,7 @@ const LatencyChart = lazy(() => import('../../components/LatencyChart.tsx'));
 
 export function CheckPage({ id }: { id: string }) {
   const canWrite = useCanWrite();
-  const { query, path } = useLocation();
+  const { query } = useLocation();
   const range = (ranges as readonly string[]).includes(query.get('range') ?? '')
     ? (query.get('range') as Range)
     : '24h';
@@ -141,19 +142,7 @@ export function CheckPage({ id }: { id: string }) {
       <section className="card">
         <div className="card-head">
           <h2>Response time</h2>
-          <fieldset className="segmented">
-            <legend className="sr-only">Time range</legend>
-            {ranges.map((r) => (
-              <button
-                key={r}
-                type="button"
-                aria-pressed={r === range}
-                onClick={() => navigate(`${path}?range=${r}`, { replace: true })}
-              >
-                {r}
-              </button>
-            ))}
-          </fieldset>
+          <RangePicker ranges={ranges} value={range} label="Time range" />
         </div>
         <div className="card-body chart">
           {d.series.x.length === 0 || d.series.p50.every((v) => v === null) ? (

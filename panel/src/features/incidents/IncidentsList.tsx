@@ -1,9 +1,10 @@
 import { useEffect } from 'react';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { IncidentState } from '../../components/IncidentState.tsx';
+import { RangePicker } from '../../components/RangePicker.tsx';
 import { Table } from '../../components/Table.tsx';
 import { formatWhen } from '../../lib/format.ts';
-import { Link, navigate, useLocation } from '../../lib/router.tsx';
+import { Link, useLocation } from '../../lib/router.tsx';
 import { durationText, topCauseText } from './describe.ts';
 import { type IncidentRange, incidentRanges } from './keys.ts';
 import { useIncidents } from './queries.ts';
@@ -11,7 +12,7 @@ import './incidents.css';
 
 /** Open incidents on top, then those resolved in the range, newest first (the order of the read). */
 export default function IncidentsList() {
-  const { query, path } = useLocation();
+  const { query } = useLocation();
   const range = (incidentRanges as readonly string[]).includes(query.get('range') ?? '')
     ? (query.get('range') as IncidentRange)
     : '30d';
@@ -34,19 +35,7 @@ export default function IncidentsList() {
             {open === 0 ? 'No open incident.' : `${open} open ${open === 1 ? 'incident' : 'incidents'}.`}
           </p>
         </div>
-        <fieldset className="segmented">
-          <legend className="sr-only">Resolved incidents of the last</legend>
-          {incidentRanges.map((r) => (
-            <button
-              key={r}
-              type="button"
-              aria-pressed={r === range}
-              onClick={() => navigate(`${path}?range=${r}`, { replace: true })}
-            >
-              {r}
-            </button>
-          ))}
-        </fieldset>
+        <RangePicker ranges={incidentRanges} value={range} label="Resolved incidents of the last" />
       </div>
       {list.length === 0 ? (
         <div className="card empty">

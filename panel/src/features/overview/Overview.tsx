@@ -2,10 +2,11 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { OverviewCheck } from '../../../../protocol/overview.ts';
 import type { CheckStatus } from '../../../../protocol/reads.ts';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
+import { RangePicker } from '../../components/RangePicker.tsx';
 import { StatusBadge, severity } from '../../components/Status.tsx';
 import { enc } from '../../lib/api.ts';
 import { formatLatency, formatPercent } from '../../lib/format.ts';
-import { Link, navigate, useLocation } from '../../lib/router.tsx';
+import { Link, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { recoveryText } from '../checks/describe.ts';
 import { type OverviewRange, overviewRanges } from './keys.ts';
@@ -25,7 +26,7 @@ const byStatusThenName = <T extends { status: CheckStatus; name: string }>(a: T,
  */
 export function Overview() {
   const canWrite = useCanWrite();
-  const { query, path } = useLocation();
+  const { query } = useLocation();
   const range = (overviewRanges as readonly string[]).includes(query.get('range') ?? '')
     ? (query.get('range') as OverviewRange)
     : '24h';
@@ -86,19 +87,7 @@ export function Overview() {
           </p>
         </div>
         <div className="actions">
-          <fieldset className="segmented">
-            <legend className="sr-only">Time range</legend>
-            {overviewRanges.map((r) => (
-              <button
-                key={r}
-                type="button"
-                aria-pressed={r === range}
-                onClick={() => navigate(`${path}?range=${r}`, { replace: true })}
-              >
-                {r}
-              </button>
-            ))}
-          </fieldset>
+          <RangePicker ranges={overviewRanges} value={range} label="Time range" />
           {canWrite ? (
             <Link className="button primary" href="/checks/new">
               Add check

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { CheckDetail, Created, PingUrl } from '../../protocol/reads.ts';
 import { FakeClock } from '../../server/clock.ts';
 import { createTestServer, type TestServer } from '../../server/testing.ts';
@@ -13,6 +13,7 @@ import {
   listenOnLoopback,
   startTarget,
   type Target,
+  withSignedInPage,
 } from './harness.ts';
 
 /**
@@ -113,35 +114,12 @@ after(async () => {
   await server?.dispose();
 });
 
-/** A browser context in Kolkata with the admin's session, its clock at the server's time. */
-async function openPage(failures: string[]): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
-    colorScheme: 'light',
-    locale: 'en-GB',
-    timezoneId: zone,
-  });
-  await context.addCookies([{ ...session, url: base }]);
-  await context.clock.setFixedTime(clock.now());
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => failures.push(String(error)));
-  return { context, page };
-}
-
-async function withPage(name: string, fn: (page: Page) => Promise<void>): Promise<void> {
-  const failures: string[] = [];
-  const { context, page } = await openPage(failures);
-  try {
-    await fn(page);
-  } catch (error) {
-    await page.screenshot({ path: artifactPath(`failure-${name}.png`), fullPage: true }).catch(() => {});
-    throw error;
-  } finally {
-    await context.close();
-  }
-  assert.deepEqual(failures, []);
-}
+const withPage = (name: string, fn: (page: Page) => Promise<void>) =>
+  withSignedInPage(
+    { browser, base, session, now: clock.now(), context: { locale: 'en-GB', timezoneId: zone } },
+    name,
+    fn,
+  );
 
 test('a recovering check says so, and when it counts as up, on its page and in the overview', async () => {
   const detail = await api<CheckDetail>('GET', `/checks/${checkId}/detail`);

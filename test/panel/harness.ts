@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -5,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 /** Real processes for the panel's browser tests and benchmark: the server, a target, Chromium. */
 
@@ -173,4 +174,47 @@ export function launchChromium(): Promise<Browser> {
 export function artifactPath(name: string): string {
   mkdirSync(artifacts, { recursive: true });
   return join(artifacts, name);
+}
+
+/** What a signed-in page needs: the browser, the server's address, a session cookie and its time. */
+export type SignedIn = {
+  browser: Browser;
+  base: string;
+  session: { name: string; value: string };
+  /** The browser's clock is fixed at the server's (fake) time. */
+  now: number;
+  context?: BrowserContextOptions;
+};
+
+/**
+ * Runs `fn` on a fresh signed-in page and closes it; a failure leaves a screenshot named after `name`,
+ * and an uncaught error in the page fails the test.
+ */
+export async function withSignedInPage(
+  at: SignedIn,
+  name: string,
+  fn: (page: Page) => Promise<void>,
+): Promise<void> {
+  const failures: string[] = [];
+  const context = await at.browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    colorScheme: 'light',
+    ...at.context,
+  });
+  try {
+    await context.addCookies([{ ...at.session, url: at.base }]);
+    await context.clock.setFixedTime(at.now);
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => failures.push(String(error)));
+    try {
+      await fn(page);
+    } catch (error) {
+      await page.screenshot({ path: artifactPath(`failure-${name}.png`), fullPage: true }).catch(() => {});
+      throw error;
+    }
+  } finally {
+    await context.close();
+  }
+  assert.deepEqual(failures, []);
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { CreatedToken } from '../../protocol/accounts.ts';
 import type { IncidentsList } from '../../protocol/incidents.ts';
 import type { Overview } from '../../protocol/overview.ts';
@@ -18,6 +18,7 @@ import {
   listenOnLoopback,
   startTarget,
   type Target,
+  withSignedInPage,
 } from './harness.ts';
 
 /**
@@ -126,29 +127,8 @@ after(async () => {
   await server?.dispose();
 });
 
-async function openPage(failures: string[]): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
-  await context.addCookies([{ ...session, url: base }]);
-  await context.clock.setFixedTime(clock.now());
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => failures.push(String(error)));
-  return { context, page };
-}
-
-async function withPage(name: string, fn: (page: Page) => Promise<void>): Promise<void> {
-  const failures: string[] = [];
-  const { context, page } = await openPage(failures);
-  try {
-    await fn(page);
-  } catch (error) {
-    await page.screenshot({ path: artifactPath(`failure-${name}.png`), fullPage: true }).catch(() => {});
-    throw error;
-  } finally {
-    await context.close();
-  }
-  assert.deepEqual(failures, []);
-}
+const withPage = (name: string, fn: (page: Page) => Promise<void>) =>
+  withSignedInPage({ browser, base, session, now: clock.now() }, name, fn);
 
 test('the overview: the open incident on top, warnings, each check with its strip and latency, deploys and changes', async () => {
   const overview = await api<Overview>('GET', '/overview');

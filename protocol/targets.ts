@@ -40,8 +40,8 @@ export function referencedTargetProblem(kind: CheckKind, target: string): string
   const hidden = hiddenTextProblem(target);
   if (hidden) return hidden;
   if (target.replace(referencePattern, '') === '') return null;
-  const candidates = ['x', '1'].flatMap((placeholder) => {
-    const filled = target.replace(referencePattern, placeholder);
+  const candidates = ['x', '1'].flatMap((sample) => {
+    const filled = target.replace(referencePattern, sample);
     return kind === 'http' && target.startsWith('${') ? [filled, `http://${filled}`] : [filled];
   });
   if (candidates.some((candidate) => targetProblem(kind, candidate) === null)) return null;

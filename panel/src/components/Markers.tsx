@@ -1,6 +1,6 @@
 import { formatWhen } from '../lib/format.ts';
-import { externalHref } from '../lib/links.ts';
 import type { Marker } from '../lib/markers.ts';
+import { ExternalLink } from './ExternalLink.tsx';
 
 const kindLabel: Record<Marker['kind'], string> = { deploy: 'deploy', change: 'change', push: 'push' };
 
@@ -10,18 +10,11 @@ export function MarkerList({ markers }: { markers: Marker[] }) {
   return (
     <ul className="markers" aria-label="Deploys and changes in this range">
       {markers.map((m) => {
-        const href = externalHref(m.url);
         return (
           <li key={`${m.kind}${m.ts}${m.label}`} data-kind={m.kind}>
             <time dateTime={new Date(m.ts).toISOString()}>{formatWhen(m.ts)}</time>
             <span className="badge">{kindLabel[m.kind]}</span>
-            {href ? (
-              <a href={href} target="_blank" rel="noreferrer noopener">
-                {m.label}
-              </a>
-            ) : (
-              <span>{m.label}</span>
-            )}
+            <ExternalLink url={m.url}>{m.label}</ExternalLink>
             {m.by ? <span className="muted">by {m.by}</span> : null}
           </li>
         );

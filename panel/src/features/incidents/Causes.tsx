@@ -1,6 +1,6 @@
 import type { Cause } from '../../../../protocol/incidents.ts';
+import { ExternalLink } from '../../components/ExternalLink.tsx';
 import { formatWhen } from '../../lib/format.ts';
-import { externalHref } from '../../lib/links.ts';
 import { causeKindLabel, factorLabel, scoreText } from './describe.ts';
 
 /** Likely causes, best first: each with its score, the factors that make it up, its evidence and what speaks against it. */
@@ -37,22 +37,13 @@ export function Causes({ causes }: { causes: Cause[] }) {
             </tbody>
           </table>
           <ul className="evidence" aria-label="Evidence">
-            {cause.evidence.map((e) => {
-              const href = externalHref(e.url);
-              return (
-                <li key={`${e.ts}${e.what}`}>
-                  <time dateTime={new Date(e.ts).toISOString()}>{formatWhen(e.ts)}</time>{' '}
-                  {href ? (
-                    <a href={href} target="_blank" rel="noreferrer noopener">
-                      {e.what}
-                    </a>
-                  ) : (
-                    e.what
-                  )}
-                  {e.by ? <span className="muted"> by {e.by}</span> : null}
-                </li>
-              );
-            })}
+            {cause.evidence.map((e) => (
+              <li key={`${e.ts}${e.what}`}>
+                <time dateTime={new Date(e.ts).toISOString()}>{formatWhen(e.ts)}</time>{' '}
+                <ExternalLink url={e.url}>{e.what}</ExternalLink>
+                {e.by ? <span className="muted"> by {e.by}</span> : null}
+              </li>
+            ))}
           </ul>
           {cause.counter.length > 0 ? (
             <div className="counter">

@@ -1,7 +1,7 @@
 import type { TimelineRow } from '../../../../protocol/incidents.ts';
+import { ExternalLink } from '../../components/ExternalLink.tsx';
 import { Table } from '../../components/Table.tsx';
 import { formatWhen } from '../../lib/format.ts';
-import { externalHref } from '../../lib/links.ts';
 import { Link } from '../../lib/router.tsx';
 
 /** What happened around an incident, oldest first: its own changes, deploys and changes, notifications sent. */
@@ -19,20 +19,12 @@ export function Timeline({ rows }: { rows: TimelineRow[] }) {
       }
     >
       {rows.map((r, i) => {
-        const href = externalHref(r.url);
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id; the list is read whole
           <tr key={i} data-kind={r.kind}>
             <td className="when">{formatWhen(r.ts)}</td>
             <td>
-              <span className="badge">{r.kind}</span>{' '}
-              {href ? (
-                <a href={href} target="_blank" rel="noreferrer noopener">
-                  {r.title}
-                </a>
-              ) : (
-                r.title
-              )}
+              <span className="badge">{r.kind}</span> <ExternalLink url={r.url}>{r.title}</ExternalLink>
               {r.by ? <span className="muted"> by {r.by}</span> : null}
               {r.detail ? <div className="muted small">{r.detail}</div> : null}
             </td>

@@ -20,6 +20,7 @@ import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
 import { createMetrics } from './metrics.ts';
+import type { NotifyOptions } from './notify/options.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
 
@@ -37,6 +38,8 @@ export type ServerOptions = {
   store?: Pick<StoreOptions, 'maxWaitMs' | 'windowMs' | 'maxQueue'>;
   /** Replaces who a request comes from (tests that are not about accounts). */
   authenticate?: Authenticator;
+  /** Notification settings of tests: the platforms' API addresses. */
+  notify?: NotifyOptions;
 };
 
 /** The running server's parts, for main.ts and tests. */

@@ -42,6 +42,7 @@ export async function createTestServer(
     authenticate?: Authenticator;
     dataDir?: string;
     log?: Log;
+    notify?: ServerOptions['notify'];
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = options.dataDir
@@ -58,6 +59,7 @@ export async function createTestServer(
     // No group-commit window: a fake clock's advance lets the writer commit within its settling turns.
     store: { windowMs: 0, ...options.store },
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
   });
   return {
     ...server,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ChannelKind, channelKinds } from '../../protocol/notify.ts';
 import { httpUrl, text } from '../config/fields.ts';
 import type { PathError } from '../config/paths.ts';
 import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
@@ -9,8 +10,7 @@ import { type Built, configSection, type SecretSpot, type TomlTable } from '../c
  * `${NAME}` references in the export. docs/configuration.md lists the keys.
  */
 
-export const channelKinds = ['ntfy', 'webhook', 'slack', 'discord', 'telegram', 'email'] as const;
-export type ChannelKind = (typeof channelKinds)[number];
+export { type ChannelKind, channelKinds };
 
 /** Channel settings in the API's field names; keys a kind does not use are null (`to` empty). */
 export type ChannelSettings = {

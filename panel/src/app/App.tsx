@@ -16,6 +16,9 @@ const Users = lazy(() => import('../features/accounts/Users.tsx'));
 const Tokens = lazy(() => import('../features/accounts/Tokens.tsx'));
 const IncidentsList = lazy(() => import('../features/incidents/IncidentsList.tsx'));
 const IncidentPage = lazy(() => import('../features/incidents/IncidentPage.tsx'));
+const Channels = lazy(() => import('../features/notifications/Channels.tsx'));
+const Windows = lazy(() => import('../features/windows/Windows.tsx'));
+const Watchdog = lazy(() => import('../features/watchdog/Watchdog.tsx'));
 
 export function App() {
   const auth = useAuth();
@@ -63,6 +66,10 @@ const routes: [string, (p: Record<string, string>) => JSX.Element][] = [
   ['/checks/:id', (p) => <CheckPage id={p.id!} />],
   ['/incidents', () => <IncidentsList />],
   ['/incidents/:id', (p) => <IncidentPage id={p.id!} />],
+  ['/settings', () => <Channels />],
+  ['/settings/channels', () => <Channels />],
+  ['/settings/windows', () => <Windows />],
+  ['/settings/watchdog', () => <Watchdog />],
   ['/users', () => <Users />],
   ['/tokens', () => <Tokens />],
 ];

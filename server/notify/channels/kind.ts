@@ -1,0 +1,91 @@
+import type { ChannelKind } from '../../../protocol/notify.ts';
+import { OutboundRefused } from '../../http/outbound.ts';
+import type { ChannelSettings } from '../config.ts';
+import type { Message } from '../message.ts';
+
+/**
+ * What a channel kind is: one file per kind (`channels/<kind>.ts`), registered in the exhaustive
+ * table of `channels/index.ts`. A kind renders the message in its platform's native format, within
+ * the platform's limits, and sends it through `outboundRequest` (server/http/outbound.ts), which
+ * refuses private addresses unless allowed. `send` never throws: every failure is a SendResult.
+ */
+export type ChannelImpl = {
+  /**
+   * True when acknowledgement and resolution edit the first message of the incident (Discord,
+   * Telegram) instead of adding a new one; the first send answers the `thread` ref to edit.
+   */
+  edits: boolean;
+  send(input: SendInput): Promise<SendResult>;
+};
+
+/** A channel as delivery sees it: file or panel, with its secret. */
+export type ChannelTarget = { name: string; kind: ChannelKind; settings: ChannelSettings };
+
+export type SendInput = {
+  channel: ChannelTarget;
+  message: Message;
+  /** Stable across retries of this message (the webhook channel's `webhook-id`). */
+  messageId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** The ref an earlier send of this incident to this channel answered (to edit or reply to), or null. */
+  thread: string | null;
+  /** The platforms' API addresses (tests point them at loopback receivers). */
+  bases: ApiBases;
+  signal: AbortSignal;
+};
+
+export type SendResult =
+  | { ok: true; thread?: string | undefined }
+  | {
+      ok: false;
+      /** Retrying cannot help: a 4xx other than 408 and 429, a refused address, a bad setting. */
+      permanent: boolean;
+      /** In words, for the timeline and the test button: "Slack answered 404: no_service". */
+      error: string;
+      /** The receiver asked to wait this long (Retry-After). */
+      retryAfterMs?: number | undefined;
+    };
+
+/**
+ * Base addresses of the platforms' APIs. Tests give loopback receivers here (createTestServer's
+ * `notify.bases`); a Slack or Discord URL, or the Telegram API, under a base given that way may be
+ * reached on a private address. Production never sets them.
+ */
+export type ApiBases = { slack: string; discord: string; telegram: string };
+export const defaultApiBases: ApiBases = {
+  slack: 'https://hooks.slack.com',
+  discord: 'https://discord.com',
+  telegram: 'https://api.telegram.org',
+};
+
+/** The result of an HTTP answer: 2xx sent; 408, 429 and 5xx worth retrying; other statuses permanent. */
+export function resultOfStatus(
+  platform: string,
+  status: number,
+  body: string,
+  retryAfter?: string | string[] | undefined,
+): SendResult {
+  if (status >= 200 && status < 300) return { ok: true };
+  const said = body.trim().replace(/\s+/g, ' ').slice(0, 200);
+  const error = `${platform} answered ${status}${said ? `: ${said}` : ''}`;
+  const transient = status === 408 || status === 429 || status >= 500;
+  const wait = retryAfterMs(retryAfter);
+  return { ok: false, permanent: !transient, error, ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
+}
+
+/** A `Retry-After` header (seconds or an HTTP date) in ms, or undefined. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The result of an exception: a refused address is permanent, a network error is worth retrying. */
+export function resultOfError(error: unknown): SendResult {
+  if (error instanceof OutboundRefused) return { ok: false, permanent: true, error: error.message };
+  const e = error as NodeJS.ErrnoException;
+  return { ok: false, permanent: false, error: e?.message ?? String(error) };
+}

@@ -1,0 +1,7 @@
+import type { ApiBases } from './channels/kind.ts';
+
+/** Settings of notifications that only tests give (createTestServer's `notify`). */
+export type NotifyOptions = {
+  /** The platforms' API addresses, pointed at loopback receivers; see `ApiBases`. */
+  bases?: Partial<ApiBases>;
+};

@@ -1,0 +1,111 @@
+import type { Message, MessageAlert } from './message.ts';
+
+/**
+ * The words of a notification, shared by every channel kind so that a Slack message and an email say
+ * the same thing: the headline, the state, the failing alerts with their times, the likely cause.
+ * Kinds add their platform's formatting and cut to its limits with `clip`.
+ */
+
+const changeWord: Record<Message['change'], string> = {
+  opened: 'Incident opened',
+  reminder: 'Still open, not acknowledged',
+  acknowledged: 'Acknowledged',
+  resolved: 'Resolved',
+  test: 'Test message',
+};
+
+/** "Incident opened: api: login down". */
+export function headline(m: Message): string {
+  return m.change === 'test' ? 'mon test message' : `${changeWord[m.change]}: ${m.incident.title}`;
+}
+
+/** The change in a word or two, for tags and colours: "Incident opened", "Resolved". */
+export function changeLabel(m: Message): string {
+  return changeWord[m.change];
+}
+
+/** UTC time as "2026-11-23 14:05 UTC": channels reach people in other time zones. */
+export function utc(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** "3 h 12 min", "45 s": how long something lasted. */
+export function lasted(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** The state line: "Open since 14:05 UTC (12 min)", "Resolved after 1 h 3 min", "Acknowledged by ana". */
+export function stateLine(m: Message): string {
+  const { incident } = m;
+  if (m.change === 'test') return 'This is a test of the channel. No incident is open.';
+  if (incident.resolvedAt !== null)
+    return `Resolved at ${utc(incident.resolvedAt)} after ${lasted(incident.resolvedAt - incident.startedAt)}`;
+  const since = `Open since ${utc(incident.startedAt)} (${lasted(m.ts - incident.startedAt)})`;
+  if (incident.acknowledgedAt !== null)
+    return `${since}, acknowledged by ${incident.acknowledgedBy ?? 'someone'}`;
+  return since;
+}
+
+/** One alert: "login (api) failing since 14:05 UTC: connection refused". */
+export function alertLine(a: MessageAlert): string {
+  const where = a.service ? ` (${a.service}${a.impact ? ', impact' : ''})` : a.host ? ` (${a.host})` : '';
+  const when =
+    a.recoveredAt !== null ? `recovered at ${utc(a.recoveredAt)}` : `failing since ${utc(a.since)}`;
+  return `${a.name}${where} ${when}: ${a.detail}`;
+}
+
+/** "and 3 more" when the message lists fewer alerts than failed. */
+export function moreAlerts(m: Message, shown: number): string | null {
+  const total = m.incident.resolvedAt !== null ? m.alertCount : m.failingCount;
+  return total > shown ? `and ${total - shown} more` : null;
+}
+
+/** The likely cause in a line, or the words for none. */
+export function causeLine(m: Message): string {
+  if (m.change === 'test') return '';
+  if (!m.cause) return 'No likely cause found.';
+  return `Likely cause: ${m.cause.title}`;
+}
+
+/** The evidence of the likely cause, a line each: "deploy v42 by ana at 14:01 UTC". */
+export function evidenceLines(m: Message): string[] {
+  return (m.cause?.evidence ?? []).map(
+    (e) => `${e.what}${e.by ? ` by ${e.by}` : ''} at ${utc(e.ts)}${e.url ? ` (${e.url})` : ''}`,
+  );
+}
+
+/**
+ * `text` cut to at most `max` characters (UTF-16 units, which is what the platforms count), ending in
+ * "…" when cut; never splits a surrogate pair.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** The whole message as plain text, for email bodies and platforms without formatting. */
+export function plainText(m: Message, maxAlerts = 10): string {
+  const lines = [headline(m), stateLine(m)];
+  if (m.failing.length > 0) {
+    lines.push('');
+    for (const a of m.failing.slice(0, maxAlerts)) lines.push(`- ${alertLine(a)}`);
+    const more = moreAlerts(m, Math.min(m.failing.length, maxAlerts));
+    if (more) lines.push(`- ${more}`);
+  }
+  const cause = causeLine(m);
+  if (cause) {
+    lines.push('', cause);
+    for (const e of evidenceLines(m)) lines.push(`  ${e}`);
+  }
+  if (m.url) lines.push('', m.url);
+  return lines.join('\n');
+}

@@ -2,6 +2,7 @@
  * Incident reads (SPEC `GET /api/v1/incidents`, `/incidents/{id}`, docs/incidents.md): shared by the
  * server's builders, the panel and the tests.
  */
+import type { Delivery } from './notify.ts';
 import type { CheckStatus, Series } from './reads.ts';
 
 export type IncidentState = 'open' | 'resolved';
@@ -110,4 +111,6 @@ export type IncidentRead = IncidentSummary & {
   causes: Cause[];
   timeline: TimelineRow[];
   responseTimes: IncidentChecks;
+  /** Its notifications, one per change and channel, oldest first. */
+  deliveries: Delivery[];
 };

@@ -20,6 +20,7 @@ import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
 import { createMetrics } from './metrics.ts';
+import { createNotify } from './notify/feature.ts';
 import type { NotifyOptions } from './notify/options.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
@@ -105,12 +106,14 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const checks = createChecks(deps, options.checks);
   const incidents = createIncidents(deps, checks.engine);
   const deploys = createDeploys(deps);
+  const notify = createNotify(deps, options.notify);
   const features: Feature[] = [
     accounts.feature,
     configFeature(deps),
     checks.feature,
     incidents.feature,
     deploys.feature,
+    notify.feature,
     createOverview(deps, checks.engine).feature,
     liveFeature(deps, accounts.stillValid),
   ];

@@ -8,6 +8,7 @@ import type {
 } from '../../protocol/incidents.ts';
 import type { CheckStatus } from '../../protocol/reads.ts';
 import { HOUR, readSeries } from '../checks/rollups.ts';
+import { deliveriesOf } from '../notify/deliveries.ts';
 import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
 import { scopeOf } from './scope.ts';
@@ -100,6 +101,7 @@ export function readIncident(
     // Deploys and changes until its end (inclusive), or until now while it is open.
     timeline: timelineOf(db, id, scope, from, end + 1),
     responseTimes: responseTimes(db, alerts, from, Math.min(now, end + AROUND_MS), now),
+    deliveries: deliveriesOf(db, id),
   };
 }
 

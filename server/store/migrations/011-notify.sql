@@ -23,6 +23,8 @@ CREATE TABLE outbox (
   message_id TEXT NOT NULL UNIQUE,
   incident TEXT NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
   channel TEXT NOT NULL,
+  -- the channel's kind when the row was written (the channel may be gone by the time it is read)
+  kind TEXT NOT NULL,
   -- opened, reminder, acknowledged, resolved
   change TEXT NOT NULL,
   message TEXT NOT NULL,

@@ -13,7 +13,7 @@ test('a subscriber of incident changes commits with the check result, and rolls 
   const kit = await incidentServer();
   t.after(() => kit.server.dispose());
   const { deps } = kit.server;
-  await deps.store.writer.run((db) => db.exec('CREATE TABLE outbox (incident TEXT, change TEXT)'));
+  await deps.store.writer.run((db) => db.exec('CREATE TABLE queued (incident TEXT, change TEXT)'));
   let refuse = false;
   const received: IncidentChange[] = [];
   deps.events.subscribe((db, events) => {
@@ -21,7 +21,7 @@ test('a subscriber of incident changes commits with the check result, and rolls 
       if (e.type !== 'incident.change') continue;
       if (refuse) throw new Error('the notification could not be queued');
       received.push(e);
-      db.prepare('INSERT INTO outbox VALUES (?, ?)').run(e.incidentId, e.change);
+      db.prepare('INSERT INTO queued VALUES (?, ?)').run(e.incidentId, e.change);
     }
   });
   const count = (sql: string) => scalar(deps.store.read, sql, int);
@@ -43,7 +43,7 @@ test('a subscriber of incident changes commits with the check result, and rolls 
   const [incident] = await kit.list();
   assert.deepEqual(
     deps.store.read
-      .prepare('SELECT incident, change FROM outbox')
+      .prepare('SELECT incident, change FROM queued')
       .all()
       .map((r) => ({ ...r })),
     [{ incident: incident!.id, change: 'opened' }],

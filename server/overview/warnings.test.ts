@@ -7,6 +7,7 @@ import type { Warnings } from '../../protocol/overview.ts';
 import type { Principal } from '../auth/access.ts';
 import { checkServer, liveConfig } from '../checks/testkit.ts';
 import { FakeClock } from '../clock.ts';
+import { storedSettings } from '../notify/targets.ts';
 import { createTestServer, tempDir } from '../testing.ts';
 
 /** `GET /api/v1/warnings` against a real server: its mon.toml, its checks, the requests it gets. */
@@ -22,7 +23,7 @@ async function warningsOf(
   return res.body as Warnings;
 }
 
-test('channels counts the notification channels of mon.toml', async (t) => {
+test('channels counts the notification channels of mon.toml and of the panel', async (t) => {
   const { dir, remove } = tempDir();
   t.after(remove);
   const configPath = join(dir, 'mon.toml');
@@ -41,6 +42,24 @@ test('channels counts the notification channels of mon.toml', async (t) => {
   writeFileSync(configPath, '');
   server.deps.config.reload();
   assert.equal((await warningsOf(inject)).channels, 0, 'nobody will be told');
+
+  await server.deps.store.writer.run((db) => {
+    const { settings, secret } = storedSettings({
+      url: 'https://ntfy.example/ops',
+      secret: null,
+      chatId: null,
+      smtp: null,
+      tls: null,
+      username: null,
+      from: null,
+      to: [],
+      allowPrivate: false,
+    });
+    db.prepare(
+      `INSERT INTO channels (name, kind, settings, secret, created_at, updated_at) VALUES ('ops', 'ntfy', ?, ?, 0, 0)`,
+    ).run(settings, secret);
+  });
+  assert.equal((await warningsOf(inject)).channels, 1, 'a channel made in the panel counts');
 });
 
 test('an untrusted proxy: the peer that forwarded requests in the last hour and its share of all requests', async (t) => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
 import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
+import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
 import type { Message } from '../message.ts';
 import { clipBytes, headline } from '../text.ts';
 import { alertOf, manyAlerts, messageOf, sendInputOf, settingsOf } from './fixtures/messages.ts';
@@ -216,6 +217,34 @@ describe('ntfy channel', () => {
       error: 'refused 127.0.0.1: a loopback address; private addresses are not allowed for this channel',
     });
     assert.equal(topic.received.length, 0, 'nothing was sent');
+  });
+
+  test('a topic host is resolved by the given DNS servers, and refused when it resolves to a private address', async () => {
+    const dns = await startScriptedDns((name, type) =>
+      name === 'ntfy.test' && type === 'A' ? ['127.0.0.1'] : [],
+    );
+    try {
+      const url = `http://ntfy.test:${new URL(topic.url).port}/mon-alerts`;
+      const input = (allowPrivate: boolean) => ({
+        ...sendInputOf(
+          { name: 'phone', kind: 'ntfy', settings: settingsOf({ url, allowPrivate }) },
+          messageOf('opened'),
+        ),
+        dnsServers: [dns.server],
+      });
+      topic.received.length = 0;
+      assert.deepEqual(await ntfy.send(input(true)), { ok: true });
+      assert.equal(topic.received[0]?.headers.host, `ntfy.test:${new URL(topic.url).port}`);
+      assert.deepEqual(await ntfy.send(input(false)), {
+        ok: false,
+        permanent: true,
+        error:
+          'refused ntfy.test (127.0.0.1): a loopback address; private addresses are not allowed for this channel',
+      });
+      assert.equal(topic.received.length, 1);
+    } finally {
+      await dns.close();
+    }
   });
 
   test('a topic nobody answers at is worth retrying; a channel without a URL is not', async () => {

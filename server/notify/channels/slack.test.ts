@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
+import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
 import type { Message } from '../message.ts';
 import { alertOf, manyAlerts, messageOf, sendInputOf, settingsOf } from './fixtures/messages.ts';
 import { underTestBase } from './kind.ts';
@@ -241,6 +242,29 @@ describe('Slack channel', () => {
       false,
     );
     assert.equal(underTestBase('not a url', hooks.url, 'https://hooks.slack.com'), false);
+  });
+
+  test('a named test base is resolved by the given DNS servers', async () => {
+    const dns = await startScriptedDns((name, type) =>
+      name === 'hooks.test' && type === 'A' ? ['127.0.0.1'] : [],
+    );
+    try {
+      const base = `http://hooks.test:${new URL(hooks.url).port}`;
+      const channel = {
+        name: 'team',
+        kind: 'slack' as const,
+        settings: settingsOf({ url: `${base}${path}` }),
+      };
+      const input = {
+        ...sendInputOf(channel, messageOf('opened'), { slack: base }),
+        dnsServers: [dns.server],
+      };
+      hooks.received.length = 0;
+      assert.deepEqual(await slack.send(input), { ok: true });
+      assert.equal(hooks.received[0]?.url, path);
+    } finally {
+      await dns.close();
+    }
   });
 
   test('a channel without a URL, or with one that is not a URL, is refused for good', async () => {

@@ -1,16 +1,17 @@
-import dns, { type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { lookupRefusing, resolve } from './lookup.ts';
 import { privateReason } from './private-addresses.ts';
 
 /**
  * Requests mon sends on its own behalf (notifications, the channel test button, the watchdog): the one
  * way out. Private, loopback, link-local, carrier-grade NAT and multicast addresses are refused unless
  * the caller allows private addresses, checked on the address the socket connects to: the name is
- * resolved once, by the lookup function the socket itself calls, so a name that answers a public
- * address to one lookup and a private one to the next (DNS rebinding) cannot get past it, and every
- * redirect is a new connection checked the same way.
+ * resolved once, by the lookup function the socket itself calls (lookup.ts), so a name that answers a
+ * public address to one lookup and a private one to the next (DNS rebinding) cannot get past it, and
+ * every redirect is a new connection checked the same way. docs/notifications.md, "Private addresses".
  */
 
 /** A request refused because of where it would go; its message says where and why. */
@@ -26,13 +27,21 @@ export type OutboundRequest = {
   headers?: Record<string, string>;
   body?: string | Buffer;
   allowPrivate: boolean;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** The whole exchange, redirects included; default 10 s. */
   timeoutMs?: number;
   /** Followed for GET and HEAD only (default 5); other methods answer the 3xx as it came. */
   maxRedirects?: number;
-  /** At most this much of the answer's body is kept (default 64 KiB). */
+  /** At most this much of the answer's body is read (default 64 KiB); the rest is not waited for. */
   maxBodyBytes?: number;
+  /** Tests only: DNS servers to resolve names with instead of the system's (a server of the test). */
+  dnsServers?: string[] | undefined;
+  /**
+   * Tests only: addresses taken as public. A test has no server on the internet; one listening on a
+   * loopback address named here (127.0.0.2) stands in for it, while every other address is judged as
+   * in production.
+   */
+  publicAddresses?: string[] | undefined;
 };
 
 export type OutboundResponse = {
@@ -43,37 +52,29 @@ export type OutboundResponse = {
   url: string;
 };
 
-/** Refuses `host` as written when it is an IP address that is not public; names are checked at lookup. */
-function refusedLiteral(host: string, allowPrivate: boolean): OutboundRefused | null {
+/** Why a request may not reach `address` (an IP address), or null when it may. */
+type Judge = (address: string) => string | null;
+
+function judgeOf(allowPrivate: boolean, publicAddresses: string[] = []): Judge {
+  return (address) => (allowPrivate || publicAddresses.includes(address) ? null : privateReason(address));
+}
+
+/** The refusal of `host` as written when it is an IP address that may not be reached; names are judged at lookup. */
+function refusedLiteral(host: string, judge: Judge): OutboundRefused | null {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (allowPrivate || !isIP(bare)) return null;
-  const reason = privateReason(bare);
+  if (!isIP(bare)) return null;
+  const reason = judge(bare);
   return reason ? new OutboundRefused(`refused ${bare}: ${reason}; ${howToAllow}`) : null;
 }
 
-/** The refusal of `host` that resolved to `addresses` (any one private address refuses the name), or null. */
-function refusedAnswer(host: string, addresses: LookupAddress[]): OutboundRefused | null {
-  for (const { address } of addresses) {
-    const reason = privateReason(address);
-    if (reason) return new OutboundRefused(`refused ${host} (${address}): ${reason}; ${howToAllow}`);
-  }
-  return null;
-}
-
-/** The lookup function of outbound sockets: the system's resolution, refused as above. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (host, options, callback) => {
-    const family =
-      options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
-    dns.promises.lookup(host, { all: true, family, ...(options.hints ? { hints: options.hints } : {}) }).then(
-      (addresses) => {
-        const refused = allowPrivate ? null : refusedAnswer(host, addresses);
-        if (refused) return callback(refused, '', 0);
-        if (options.all) return callback(null, addresses);
-        callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (error: NodeJS.ErrnoException) => callback(error, '', 0),
-    );
+/** The refusal of `host` that resolved to `addresses` (any one refused address refuses the name), or null. */
+function refusedAnswer(judge: Judge) {
+  return (host: string, addresses: LookupAddress[]): OutboundRefused | null => {
+    for (const { address } of addresses) {
+      const reason = judge(address);
+      if (reason) return new OutboundRefused(`refused ${host} (${address}): ${reason}; ${howToAllow}`);
+    }
+    return null;
   };
 }
 
@@ -85,63 +86,86 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 export async function outboundAddress(
   host: string,
   allowPrivate: boolean,
+  dnsServers?: string[],
 ): Promise<{ address: string; family: number }> {
   const bare = host.replace(/^\[|\]$/g, '');
-  const literal = refusedLiteral(bare, allowPrivate);
+  const judge = judgeOf(allowPrivate);
+  const literal = refusedLiteral(bare, judge);
   if (literal) throw literal;
   const family = isIP(bare);
   if (family) return { address: bare, family };
-  const addresses = await dns.promises.lookup(bare, { all: true });
-  const refused = allowPrivate ? null : refusedAnswer(bare, addresses);
+  const addresses = await resolve(bare, 0, dnsServers);
+  const refused = refusedAnswer(judge)(bare, addresses);
   if (refused) throw refused;
   return addresses[0]!;
 }
 
+/** Headers that carry credentials: not sent on to another origin by a redirect. */
+const credentialHeaders = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
 /**
  * Sends one request and reads its answer. Throws OutboundRefused for a refused address (also on a
- * redirect), an AbortError-like error when `signal` aborts or the time runs out, and network errors as
- * Node raises them. Any HTTP status is an answer, not an error.
+ * redirect), an error naming the time limit when it runs out, the signal's reason when `signal`
+ * aborts, and network errors as Node raises them. Any HTTP status is an answer, not an error.
  */
 export async function outboundRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const method = request.method ?? 'GET';
   const follows = method === 'GET' || method === 'HEAD';
   const maxRedirects = follows ? (request.maxRedirects ?? 5) : 0;
-  const timeout = AbortSignal.timeout(request.timeoutMs ?? 10_000);
+  const timeoutMs = request.timeoutMs ?? 10_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-  let url = new URL(request.url);
-  for (let hop = 0; ; hop++) {
-    const answer = await once(url, method, request, signal);
-    const location = answer.headers.location;
-    if (answer.status >= 300 && answer.status < 400 && location && hop < maxRedirects) {
-      url = new URL(location, url);
-      continue;
+  const judge = judgeOf(request.allowPrivate, request.publicAddresses);
+  const first = new URL(request.url);
+  let url = first;
+  let headers = request.headers ?? {};
+  try {
+    for (let hop = 0; ; hop++) {
+      const answer = await once(url, method, headers, request, judge, signal);
+      const location = answer.headers.location;
+      if (answer.status >= 300 && answer.status < 400 && location && hop < maxRedirects) {
+        url = new URL(location, url);
+        if (url.origin !== first.origin)
+          headers = Object.fromEntries(
+            Object.entries(headers).filter(([name]) => !credentialHeaders.has(name.toLowerCase())),
+          );
+        continue;
+      }
+      return { ...answer, url: url.toString() };
     }
-    return { ...answer, url: url.toString() };
+  } catch (error) {
+    if (error instanceof OutboundRefused) throw error;
+    if (request.signal?.aborted) throw request.signal.reason;
+    if (timeout.aborted)
+      throw Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+    throw error;
   }
 }
 
 function once(
   url: URL,
   method: string,
+  extraHeaders: Record<string, string>,
   request: OutboundRequest,
+  judge: Judge,
   signal: AbortSignal,
 ): Promise<Omit<OutboundResponse, 'url'>> {
   return new Promise((resolve, reject) => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return reject(new OutboundRefused(`refused ${url.protocol} URL: only http and https are sent`));
-    const refused = refusedLiteral(url.hostname, request.allowPrivate);
+    const refused = refusedLiteral(url.hostname, judge);
     if (refused) return reject(refused);
     if (signal.aborted) return reject(signal.reason);
     const send = url.protocol === 'https:' ? https.request : http.request;
     const body = request.body === undefined ? undefined : Buffer.from(request.body);
-    const headers: Record<string, string> = { 'user-agent': 'mon', ...request.headers };
+    const headers: Record<string, string> = { 'user-agent': 'mon', ...extraHeaders };
     if (body) headers['content-length'] = String(body.length);
     const req = send(url, {
       method,
       headers,
       // One connection per request: each is looked up (and checked) afresh, none is reused.
       agent: false,
-      lookup: guardedLookup(request.allowPrivate),
+      lookup: lookupRefusing(request.dnsServers, refusedAnswer(judge)),
       signal,
     });
     req.on('error', reject);
@@ -149,18 +173,22 @@ function once(
       const limit = request.maxBodyBytes ?? 65_536;
       const chunks: Buffer[] = [];
       let size = 0;
+      const answer = () => ({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       res.on('data', (chunk: Buffer) => {
-        if (size < limit) chunks.push(chunk.subarray(0, limit - size));
-        size += chunk.length;
+        chunks.push(chunk.subarray(0, limit - size));
+        size += Math.min(chunk.length, limit - size);
+        // Enough read: an endless answer does not hold the request until its time runs out.
+        if (size >= limit) {
+          resolve(answer());
+          req.destroy();
+        }
       });
       res.on('error', reject);
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
+      res.on('end', () => resolve(answer()));
     });
     req.end(body);
   });

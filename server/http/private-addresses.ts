@@ -16,8 +16,12 @@ const v4Ranges: { net: string; prefix: number; why: string }[] = [
   { net: '169.254.0.0', prefix: 16, why: 'a link-local address' },
   { net: '172.16.0.0', prefix: 12, why: 'a private address' },
   { net: '192.0.0.0', prefix: 24, why: 'a reserved address' },
+  // Documentation ranges are not on the internet: whatever answers there is a local network.
+  { net: '192.0.2.0', prefix: 24, why: 'a documentation address' },
   { net: '192.168.0.0', prefix: 16, why: 'a private address' },
   { net: '198.18.0.0', prefix: 15, why: 'a benchmarking address' },
+  { net: '198.51.100.0', prefix: 24, why: 'a documentation address' },
+  { net: '203.0.113.0', prefix: 24, why: 'a documentation address' },
   { net: '224.0.0.0', prefix: 4, why: 'a multicast address' },
   { net: '240.0.0.0', prefix: 4, why: 'a reserved address' },
 ];
@@ -60,7 +64,10 @@ function v6Reason(address: string): string | null {
   const mapped = g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0);
   const nat64 = g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0);
   if (mapped || nat64) return v4Reason(embedded());
+  // The local-use NAT64 prefix (64:ff9b:1::/48) translates to addresses of the local network.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'a private address';
   if ((g[0]! & 0xfe00) === 0xfc00) return 'a private address';
+  if (g[0] === 0x2001 && g[1] === 0xdb8) return 'a documentation address';
   if ((g[0]! & 0xffc0) === 0xfe80) return 'a link-local address';
   if ((g[0]! & 0xffc0) === 0xfec0) return 'a site-local address';
   if ((g[0]! & 0xff00) === 0xff00) return 'a multicast address';

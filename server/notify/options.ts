@@ -4,4 +4,6 @@ import type { ApiBases } from './channels/kind.ts';
 export type NotifyOptions = {
   /** The platforms' API addresses, pointed at loopback receivers; see `ApiBases`. */
   bases?: Partial<ApiBases>;
+  /** DNS servers that resolve channel hosts instead of the system's (a test's own server). */
+  dnsServers?: string[];
 };

@@ -92,20 +92,42 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-/** The whole message as plain text, for email bodies and platforms without formatting. */
-export function plainText(m: Message, maxAlerts = 10): string {
-  const lines = [headline(m), stateLine(m)];
+/**
+ * `text` cut to at most `max` bytes of UTF-8 (what byte-counting platforms such as ntfy measure),
+ * ending in "…" when cut; never splits a character.
+ */
+export function clipBytes(text: string, max: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= max) return text;
+  // The cut falls before byte `end`; back up while that byte continues a character begun before it.
+  let end = Math.max(0, max - 3);
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return `${bytes.subarray(0, end).toString('utf8')}…`;
+}
+
+/**
+ * The message after its headline, as plain text: the state, the failing alerts (at most `maxAlerts`,
+ * each cut to `maxLine` characters), the likely cause with its evidence, the incident's URL. For
+ * platforms that show the headline apart (a title) and for `plainText`.
+ */
+export function detailText(m: Message, maxAlerts = 10, maxLine = Number.POSITIVE_INFINITY): string {
+  const lines = [stateLine(m)];
   if (m.failing.length > 0) {
     lines.push('');
-    for (const a of m.failing.slice(0, maxAlerts)) lines.push(`- ${alertLine(a)}`);
+    for (const a of m.failing.slice(0, maxAlerts)) lines.push(clip(`- ${alertLine(a)}`, maxLine));
     const more = moreAlerts(m, Math.min(m.failing.length, maxAlerts));
     if (more) lines.push(`- ${more}`);
   }
   const cause = causeLine(m);
   if (cause) {
     lines.push('', cause);
-    for (const e of evidenceLines(m)) lines.push(`  ${e}`);
+    for (const e of evidenceLines(m)) lines.push(clip(`  ${e}`, maxLine));
   }
   if (m.url) lines.push('', m.url);
   return lines.join('\n');
+}
+
+/** The whole message as plain text, for email bodies and platforms without formatting. */
+export function plainText(m: Message, maxAlerts = 10): string {
+  return `${headline(m)}\n${detailText(m, maxAlerts)}`;
 }

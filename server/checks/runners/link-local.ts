@@ -1,7 +1,7 @@
-import dns, { type LookupAddress } from 'node:dns';
-import { Resolver } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { linkLocalReason, linkLocalRefusal } from '../../../protocol/addresses.ts';
+import { lookupRefusing, resolve } from '../../http/lookup.ts';
 
 /**
  * Runs do not connect to link-local and cloud-metadata addresses unless their check allows it
@@ -24,29 +24,6 @@ export function refusedHost(host: string, allowLinkLocal: boolean): RefusedTarge
   return reason ? new RefusedTarget(`${linkLocalRefusal(host, reason)}; ${notAllowed}`) : null;
 }
 
-/** Addresses of `host`: the system's resolution (as `ping` or `curl` would get), or `dnsServers`'. */
-async function resolve(
-  host: string,
-  family: number,
-  dnsServers: string[] | undefined,
-  hints = 0,
-): Promise<LookupAddress[]> {
-  if (!dnsServers?.length) return dns.promises.lookup(host, { all: true, family, hints });
-  const resolver = new Resolver({ timeout: 2000, tries: 2 });
-  resolver.setServers(dnsServers);
-  const [v4, v6] = await Promise.all([
-    family === 6 ? [] : resolver.resolve4(host).catch(() => []),
-    family === 4 ? [] : resolver.resolve6(host).catch(() => []),
-  ]);
-  const addresses = [
-    ...v4.map((address) => ({ address, family: 4 })),
-    ...v6.map((address) => ({ address, family: 6 })),
-  ];
-  if (addresses.length === 0)
-    throw Object.assign(new Error(`host not found: ${host}`), { code: 'ENOTFOUND', hostname: host });
-  return addresses;
-}
-
 /** The refusal of a name that resolved to `addresses`, or null. */
 function refusedAddresses(host: string, addresses: LookupAddress[]): RefusedTarget | null {
   const named = refusedHost(host, false);
@@ -65,19 +42,7 @@ function refusedAddresses(host: string, addresses: LookupAddress[]): RefusedTarg
  * any address of the name is one (a name that also has a good address is refused all the same).
  */
 export function guardedLookup(allowLinkLocal: boolean, dnsServers: string[] | undefined): LookupFunction {
-  return (host, options, callback) => {
-    const family =
-      options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
-    resolve(host, family, dnsServers, options.hints).then(
-      (addresses) => {
-        const refused = allowLinkLocal ? null : refusedAddresses(host, addresses);
-        if (refused) return callback(refused, '', 0);
-        if (options.all) return callback(null, addresses);
-        callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (error: NodeJS.ErrnoException) => callback(error, '', 0),
-    );
-  };
+  return lookupRefusing(dnsServers, allowLinkLocal ? null : refusedAddresses);
 }
 
 /** The one address a run connects to for `host` (an address or a name), refused as above: for ping. */

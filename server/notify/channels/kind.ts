@@ -32,6 +32,8 @@ export type SendInput = {
   thread: string | null;
   /** The platforms' API addresses (tests point them at loopback receivers). */
   bases: ApiBases;
+  /** Tests only: DNS servers that resolve the channels' names (NotifyOptions `dnsServers`). */
+  dnsServers?: string[] | undefined;
   signal: AbortSignal;
 };
 
@@ -59,6 +61,36 @@ export const defaultApiBases: ApiBases = {
   telegram: 'https://api.telegram.org',
 };
 
+/**
+ * True when `url` lies under `base` of the platform and that base is not the platform's own: a base
+ * given by tests (a loopback receiver), which may be reached on a private address. A URL that only
+ * starts with the same characters (another port, `base` + "evil.example") is not under it.
+ */
+export function underTestBase(url: string, base: string, platformBase: string): boolean {
+  if (base === platformBase) return false;
+  try {
+    const target = new URL(url);
+    const root = new URL(base);
+    const path = root.pathname.endsWith('/') ? root.pathname : `${root.pathname}/`;
+    return (
+      target.origin === root.origin && (target.pathname === root.pathname || target.pathname.startsWith(path))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `result` with every secret replaced by "[secret]" in its error: a receiver may echo what it was
+ * sent (a token, the path of a webhook URL) in the answer the error quotes.
+ */
+export function hideSecrets(result: SendResult, secrets: (string | null)[]): SendResult {
+  if (result.ok) return result;
+  let error = result.error;
+  for (const secret of secrets) if (secret) error = error.split(secret).join('[secret]');
+  return { ...result, error };
+}
+
 /** The result of an HTTP answer: 2xx sent; 408, 429 and 5xx worth retrying; other statuses permanent. */
 export function resultOfStatus(
   platform: string,
@@ -83,9 +115,14 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The result of an exception: a refused address is permanent, a network error is worth retrying. */
+/**
+ * The result of an exception: a refused address or a URL that is not one is permanent, a network error
+ * is worth retrying.
+ */
 export function resultOfError(error: unknown): SendResult {
   if (error instanceof OutboundRefused) return { ok: false, permanent: true, error: error.message };
   const e = error as NodeJS.ErrnoException;
+  // Node's message does not quote the URL (which may hold a secret); this one does not either.
+  if (e?.code === 'ERR_INVALID_URL') return { ok: false, permanent: true, error: 'the URL is not valid' };
   return { ok: false, permanent: false, error: e?.message ?? String(error) };
 }

@@ -4,4 +4,6 @@ import type { ApiBases } from './channels/kind.ts';
 export type NotifyOptions = {
   /** The platforms' API addresses, pointed at loopback receivers; see `ApiBases`. */
   bases?: Partial<ApiBases>;
+  /** Certificates (PEM) that SMTP servers may present besides the system's roots: a test CA. */
+  extraCa?: string[];
 };

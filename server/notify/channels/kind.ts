@@ -32,6 +32,8 @@ export type SendInput = {
   thread: string | null;
   /** The platforms' API addresses (tests point them at loopback receivers). */
   bases: ApiBases;
+  /** Certificates (PEM) trusted besides the system's for SMTP: tests' own CA; production never sets them. */
+  extraCa?: string[] | undefined;
   signal: AbortSignal;
 };
 
@@ -58,6 +60,17 @@ export const defaultApiBases: ApiBases = {
   discord: 'https://discord.com',
   telegram: 'https://api.telegram.org',
 };
+
+/**
+ * Whether `url` may reach a private address: only under a base a test gave for `platform` (loopback
+ * receivers); the real platforms are public, so production never allows it.
+ */
+export function privateAllowedUnder(url: string, platform: keyof ApiBases, bases: ApiBases): boolean {
+  const base = bases[platform];
+  return (
+    base !== defaultApiBases[platform] && (url === base || url.startsWith(`${base.replace(/\/$/, '')}/`))
+  );
+}
 
 /** The result of an HTTP answer: 2xx sent; 408, 429 and 5xx worth retrying; other statuses permanent. */
 export function resultOfStatus(
@@ -88,4 +101,19 @@ export function resultOfError(error: unknown): SendResult {
   if (error instanceof OutboundRefused) return { ok: false, permanent: true, error: error.message };
   const e = error as NodeJS.ErrnoException;
   return { ok: false, permanent: false, error: e?.message ?? String(error) };
+}
+
+/**
+ * `result` with each of `secrets` in its error replaced by "[secret]": for kinds whose URL or
+ * credentials could come back in a platform's answer or a network error.
+ */
+export function withoutSecrets(result: SendResult, secrets: (string | null)[]): SendResult {
+  if (result.ok) return result;
+  let error = result.error;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)]))
+      error = error.replaceAll(form, '[secret]');
+  }
+  return { ...result, error };
 }

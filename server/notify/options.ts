@@ -6,4 +6,6 @@ export type NotifyOptions = {
   bases?: Partial<ApiBases>;
   /** DNS servers that resolve channel hosts instead of the system's (a test's own server). */
   dnsServers?: string[];
+  /** Certificates (PEM) that SMTP servers may present besides the system's roots: a test CA. */
+  extraCa?: string[];
 };

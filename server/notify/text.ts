@@ -54,10 +54,20 @@ export function stateLine(m: Message): string {
 
 /** One alert: "login (api) failing since 14:05 UTC: connection refused". */
 export function alertLine(a: MessageAlert): string {
+  return `${alertName(a)} ${alertState(a)}`;
+}
+
+/** Which alert, where: "login (api)", "disk (web-1)"; the first half of `alertLine`. */
+export function alertName(a: MessageAlert): string {
   const where = a.service ? ` (${a.service}${a.impact ? ', impact' : ''})` : a.host ? ` (${a.host})` : '';
+  return `${a.name}${where}`;
+}
+
+/** How it stands: "failing since 14:05 UTC: connection refused"; the second half of `alertLine`. */
+export function alertState(a: MessageAlert): string {
   const when =
     a.recoveredAt !== null ? `recovered at ${utc(a.recoveredAt)}` : `failing since ${utc(a.since)}`;
-  return `${a.name}${where} ${when}: ${a.detail}`;
+  return `${when}: ${a.detail}`;
 }
 
 /** "and 3 more" when the message lists fewer alerts than failed. */
@@ -131,3 +141,38 @@ export function detailText(m: Message, maxAlerts = 10, maxLine = Number.POSITIVE
 export function plainText(m: Message, maxAlerts = 10): string {
   return `${headline(m)}\n${detailText(m, maxAlerts)}`;
 }
+
+/**
+ * The lines under the headline (state, failing alerts, "and N more", likely cause with its evidence)
+ * in at most `max` characters joined with newlines: the state and the cause are kept (the cause cut to
+ * a quarter of `max`), and the alerts take what is left, as many whole lines as fit (each cut to 500),
+ * at most `maxAlerts`, with the rest counted in "and N more". For platforms with a length limit.
+ */
+export function bodyWithin(m: Message, max: number, maxAlerts = 10): string[] {
+  const state = clip(stateLine(m), Math.floor(max / 4));
+  const causeText = causeLine(m);
+  const cause = causeText
+    ? clip([causeText, ...evidenceLines(m).map((e) => `  ${e}`)].join('\n'), Math.floor(max / 4))
+    : '';
+  const causeLines = cause ? ['', ...cause.split('\n')] : [];
+  // Room for the alerts: a blank line before them and an "and N more" line after.
+  const reserve = `\n\n- and ${m.alertCount} more`.length;
+  let room = max - state.length - (cause ? cause.length + 2 : 0) - reserve;
+  const alerts: string[] = [];
+  for (const a of m.failing.slice(0, maxAlerts)) {
+    const line = `- ${clip(alertLine(a), 500)}`;
+    if (line.length + 1 > room) break;
+    alerts.push(line);
+    room -= line.length + 1;
+  }
+  const more = moreAlerts(m, alerts.length);
+  if (more) alerts.push(`- ${more}`);
+  return [state, ...(alerts.length > 0 ? ['', ...alerts] : []), ...causeLines];
+}
+
+/** `text` safe inside HTML elements and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => htmlEntity[c]!);
+}
+
+const htmlEntity: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };

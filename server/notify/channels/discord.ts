@@ -1,9 +1,189 @@
-import type { ChannelImpl } from './kind.ts';
+import { type OutboundResponse, outboundRequest } from '../../http/outbound.ts';
+import type { Message } from '../message.ts';
+import {
+  alertName,
+  alertState,
+  causeLine,
+  clip,
+  evidenceLines,
+  headline,
+  moreAlerts,
+  stateLine,
+} from '../text.ts';
+import {
+  type ChannelImpl,
+  privateAllowedUnder,
+  resultOfError,
+  resultOfStatus,
+  type SendInput,
+  type SendResult,
+  withoutSecrets,
+} from './kind.ts';
 
-/** The discord channel. */
+/**
+ * The Discord channel: one embed per message, posted to the channel's webhook URL. The incident's
+ * first message is edited in place when it is acknowledged and resolved (its colour and state line
+ * change); a reminder posts a new message, so that the channel notifies again.
+ */
 export const discord: ChannelImpl = {
-  edits: false,
-  async send() {
-    return { ok: false, permanent: true, error: 'discord channels are being built' };
+  edits: true,
+  async send(input) {
+    const url = input.channel.settings.url;
+    if (!url || !URL.canParse(url)) return { ok: false, permanent: true, error: 'no valid webhook URL' };
+    return withoutSecrets(await deliver(input, url), secretsOf(url));
   },
 };
+
+/** Discord's limits on an embed, in characters. */
+export const embedLimits = {
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  /** Title, description, field names and values and footer together. */
+  total: 6000,
+};
+
+const colour: Record<Message['change'], number> = {
+  opened: 0xd93025,
+  reminder: 0xf29900,
+  acknowledged: 0x1a73e8,
+  resolved: 0x1e8e3e,
+  test: 0x5f6368,
+};
+
+export type Embed = {
+  title: string;
+  description: string;
+  url?: string;
+  color: number;
+  fields: { name: string; value: string; inline: boolean }[];
+  timestamp: string;
+  footer: { text: string };
+};
+
+/**
+ * The message as an embed: the headline as title (a link to the incident), the state and likely cause
+ * as description, a field per failing alert while the limits allow, and "and N more" for the rest.
+ */
+export function embedOf(m: Message): Embed {
+  const title = clip(headline(m), embedLimits.title);
+  const footer = 'mon';
+  const lines = [stateLine(m)];
+  const cause = causeLine(m);
+  if (cause) lines.push('', cause, ...evidenceLines(m));
+  // Kept free for the "and N more" line added once the fields are known.
+  const moreRoom = `\n\nand ${m.alertCount} more`.length;
+  let description = clip(lines.join('\n'), embedLimits.description - moreRoom);
+  let total = title.length + description.length + footer.length + moreRoom;
+  const fields: Embed['fields'] = [];
+  for (const a of m.failing) {
+    const field = {
+      name: clip(alertName(a), embedLimits.fieldName),
+      value: clip(alertState(a), embedLimits.fieldValue),
+      inline: false,
+    };
+    const size = field.name.length + field.value.length;
+    if (fields.length === embedLimits.fields || total + size > embedLimits.total) break;
+    fields.push(field);
+    total += size;
+  }
+  const more = moreAlerts(m, fields.length);
+  if (more) description += `\n\n${more}`;
+  return {
+    title,
+    description,
+    ...(m.url ? { url: m.url } : {}),
+    color: colour[m.change],
+    fields,
+    timestamp: new Date(m.ts).toISOString(),
+    footer: { text: footer },
+  };
+}
+
+async function deliver(input: SendInput, url: string): Promise<SendResult> {
+  // Nobody is pinged by a name that check output happens to contain.
+  const body = JSON.stringify({ embeds: [embedOf(input.message)], allowed_mentions: { parse: [] } });
+  const { change } = input.message;
+  try {
+    if (input.thread !== null && (change === 'acknowledged' || change === 'resolved')) {
+      const edited = await request(input, messageUrl(url, input.thread), 'PATCH', body);
+      if (!isUnknownMessage(edited)) return resultOf(edited, false);
+      // Someone deleted the message: post it anew, and edit that one from now on.
+      return resultOf(await request(input, postUrl(url), 'POST', body), true);
+    }
+    return resultOf(
+      await request(input, postUrl(url), 'POST', body),
+      change !== 'test' && input.thread === null,
+    );
+  } catch (error) {
+    return resultOfError(error);
+  }
+}
+
+function request(input: SendInput, url: string, method: 'POST' | 'PATCH', body: string) {
+  return outboundRequest({
+    url,
+    method,
+    headers: { 'content-type': 'application/json' },
+    body,
+    allowPrivate: privateAllowedUnder(url, 'discord', input.bases),
+    signal: input.signal,
+  });
+}
+
+/** The webhook URL asking for the message in the answer (`wait=true`), whose id is the thread. */
+function postUrl(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set('wait', 'true');
+  return u.toString();
+}
+
+/** `<webhook URL>/messages/<id>`, keeping a `thread_id` the URL may carry. */
+function messageUrl(url: string, id: string): string {
+  const u = new URL(url);
+  u.pathname = `${u.pathname.replace(/\/$/, '')}/messages/${encodeURIComponent(id)}`;
+  return u.toString();
+}
+
+type DiscordError = { message?: unknown; code?: unknown; retry_after?: unknown };
+
+function errorOf(body: string): DiscordError {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed && typeof parsed === 'object' ? (parsed as DiscordError) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Discord's "Unknown Message" (code 10008): the message to edit is gone; "Unknown Webhook" is 10015. */
+function isUnknownMessage(answer: OutboundResponse): boolean {
+  return answer.status === 404 && errorOf(answer.body).code === 10008;
+}
+
+function resultOf(answer: OutboundResponse, answerThread: boolean): SendResult {
+  const said = errorOf(answer.body);
+  if (answer.status >= 200 && answer.status < 300) {
+    const id = (said as { id?: unknown }).id;
+    return answerThread && typeof id === 'string' ? { ok: true, thread: id } : { ok: true };
+  }
+  const words =
+    typeof said.message === 'string'
+      ? `${said.message}${typeof said.code === 'number' ? ` (code ${said.code})` : ''}`
+      : answer.body;
+  const result = resultOfStatus('Discord', answer.status, words, answer.headers['retry-after']);
+  // A 429's body says how long to wait to the millisecond, the header only in whole seconds.
+  const wait = said.retry_after;
+  if (!result.ok && typeof wait === 'number' && wait >= 0)
+    return { ...result, retryAfterMs: Math.ceil(wait * 1000) };
+  return result;
+}
+
+/** The webhook URL and its token (the last part of its path): neither may appear in an error. */
+function secretsOf(url: string): string[] {
+  const token = new URL(url).pathname.split('/').filter(Boolean).at(-1);
+  return token ? [url, token] : [url];
+}

@@ -34,6 +34,8 @@ export type SendInput = {
   bases: ApiBases;
   /** Tests only: DNS servers that resolve the channels' names (NotifyOptions `dnsServers`). */
   dnsServers?: string[] | undefined;
+  /** Certificates (PEM) trusted besides the system's for SMTP: tests' own CA; production never sets them. */
+  extraCa?: string[] | undefined;
   signal: AbortSignal;
 };
 
@@ -62,12 +64,13 @@ export const defaultApiBases: ApiBases = {
 };
 
 /**
- * True when `url` lies under `base` of the platform and that base is not the platform's own: a base
- * given by tests (a loopback receiver), which may be reached on a private address. A URL that only
- * starts with the same characters (another port, `base` + "evil.example") is not under it.
+ * Whether `url` may reach a private address: only when it lies under the base a test gave for
+ * `platform` (a loopback receiver); the real platforms are public, so production never allows it. A
+ * URL that only starts with the same characters (another port, `base` + "evil.example") is not under it.
  */
-export function underTestBase(url: string, base: string, platformBase: string): boolean {
-  if (base === platformBase) return false;
+export function privateAllowedUnder(url: string, platform: keyof ApiBases, bases: ApiBases): boolean {
+  const base = bases[platform];
+  if (base === defaultApiBases[platform]) return false;
   try {
     const target = new URL(url);
     const root = new URL(base);
@@ -78,17 +81,6 @@ export function underTestBase(url: string, base: string, platformBase: string): 
   } catch {
     return false;
   }
-}
-
-/**
- * `result` with every secret replaced by "[secret]" in its error: a receiver may echo what it was
- * sent (a token, the path of a webhook URL) in the answer the error quotes.
- */
-export function hideSecrets(result: SendResult, secrets: (string | null)[]): SendResult {
-  if (result.ok) return result;
-  let error = result.error;
-  for (const secret of secrets) if (secret) error = error.split(secret).join('[secret]');
-  return { ...result, error };
 }
 
 /** The result of an HTTP answer: 2xx sent; 408, 429 and 5xx worth retrying; other statuses permanent. */
@@ -125,4 +117,19 @@ export function resultOfError(error: unknown): SendResult {
   // Node's message does not quote the URL (which may hold a secret); this one does not either.
   if (e?.code === 'ERR_INVALID_URL') return { ok: false, permanent: true, error: 'the URL is not valid' };
   return { ok: false, permanent: false, error: e?.message ?? String(error) };
+}
+
+/**
+ * `result` with each of `secrets` in its error replaced by "[secret]": for kinds whose URL or
+ * credentials could come back in a platform's answer or a network error.
+ */
+export function withoutSecrets(result: SendResult, secrets: (string | null)[]): SendResult {
+  if (result.ok) return result;
+  let error = result.error;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)]))
+      error = error.replaceAll(form, '[secret]');
+  }
+  return { ...result, error };
 }

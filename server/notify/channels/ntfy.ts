@@ -1,7 +1,7 @@
 import type { NotifyChange } from '../../../protocol/notify.ts';
 import { outboundRequest } from '../../http/outbound.ts';
 import { clip, clipBytes, detailText, headline } from '../text.ts';
-import { type ChannelImpl, hideSecrets, resultOfError, resultOfStatus } from './kind.ts';
+import { type ChannelImpl, resultOfError, resultOfStatus, withoutSecrets } from './kind.ts';
 
 /**
  * ntfy (docs/notifications.md, "ntfy"): the message text POSTed to the topic URL, with its headline,
@@ -80,9 +80,9 @@ export const ntfy: ChannelImpl = {
         dnsServers,
       });
       const result = resultOfStatus('ntfy', answer.status, answer.body, answer.headers['retry-after']);
-      return hideSecrets(result, [secret]);
+      return withoutSecrets(result, [secret]);
     } catch (error) {
-      return hideSecrets(resultOfError(error), [secret]);
+      return withoutSecrets(resultOfError(error), [secret]);
     }
   },
 };

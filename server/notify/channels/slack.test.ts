@@ -4,7 +4,7 @@ import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
 import type { Message } from '../message.ts';
 import { alertOf, manyAlerts, messageOf, sendInputOf, settingsOf } from './fixtures/messages.ts';
-import { underTestBase } from './kind.ts';
+import { defaultApiBases, privateAllowedUnder } from './kind.ts';
 import { escapeMrkdwn, slack, slackLimits } from './slack.ts';
 
 type Block = {
@@ -224,24 +224,32 @@ describe('Slack channel', () => {
       ok: true,
     });
 
-    assert.equal(underTestBase(`${hooks.url}/services/x`, hooks.url, 'https://hooks.slack.com'), true);
     assert.equal(
-      underTestBase(`${hooks.url}/services/x`, `${hooks.url}/services`, 'https://hooks.slack.com'),
+      privateAllowedUnder(`${hooks.url}/services/x`, 'slack', { ...defaultApiBases, slack: hooks.url }),
       true,
     );
     assert.equal(
-      underTestBase(`${hooks.url}/servicesx`, `${hooks.url}/services`, 'https://hooks.slack.com'),
+      privateAllowedUnder(`${hooks.url}/services/x`, 'slack', {
+        ...defaultApiBases,
+        slack: `${hooks.url}/services`,
+      }),
+      true,
+    );
+    assert.equal(
+      privateAllowedUnder(`${hooks.url}/servicesx`, 'slack', {
+        ...defaultApiBases,
+        slack: `${hooks.url}/services`,
+      }),
       false,
     );
     assert.equal(
-      underTestBase(
-        'https://hooks.slack.com/services/x',
-        'https://hooks.slack.com',
-        'https://hooks.slack.com',
-      ),
+      privateAllowedUnder('https://hooks.slack.com/services/x', 'slack', {
+        ...defaultApiBases,
+        slack: 'https://hooks.slack.com',
+      }),
       false,
     );
-    assert.equal(underTestBase('not a url', hooks.url, 'https://hooks.slack.com'), false);
+    assert.equal(privateAllowedUnder('not a url', 'slack', { ...defaultApiBases, slack: hooks.url }), false);
   });
 
   test('a named test base is resolved by the given DNS servers', async () => {

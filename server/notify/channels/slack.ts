@@ -3,11 +3,10 @@ import type { Message } from '../message.ts';
 import { alertLine, causeLine, clip, evidenceLines, headline, moreAlerts, stateLine } from '../text.ts';
 import {
   type ChannelImpl,
-  defaultApiBases,
-  hideSecrets,
+  privateAllowedUnder,
   resultOfError,
   resultOfStatus,
-  underTestBase,
+  withoutSecrets,
 } from './kind.ts';
 
 /**
@@ -81,14 +80,14 @@ export const slack: ChannelImpl = {
         body,
         // Slack channels have no allow_private: Slack is on the internet. Only a receiver that tests
         // gave as the Slack base (`bases.slack` other than Slack's own) is reached on loopback.
-        allowPrivate: underTestBase(url, bases.slack, defaultApiBases.slack),
+        allowPrivate: privateAllowedUnder(url, 'slack', bases),
         signal,
         dnsServers,
       });
       const result = resultOfStatus('Slack', answer.status, answer.body, answer.headers['retry-after']);
-      return hideSecrets(result, secrets);
+      return withoutSecrets(result, secrets);
     } catch (error) {
-      return hideSecrets(resultOfError(error), secrets);
+      return withoutSecrets(resultOfError(error), secrets);
     }
   },
 };

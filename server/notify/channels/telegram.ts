@@ -1,9 +1,128 @@
-import type { ChannelImpl } from './kind.ts';
+import { type OutboundResponse, outboundRequest } from '../../http/outbound.ts';
+import type { Message } from '../message.ts';
+import { bodyWithin, clip, escapeHtml, headline } from '../text.ts';
+import {
+  type ChannelImpl,
+  privateAllowedUnder,
+  resultOfError,
+  resultOfStatus,
+  type SendInput,
+  type SendResult,
+  withoutSecrets,
+} from './kind.ts';
 
-/** The telegram channel. */
+/**
+ * The Telegram channel: a message from the channel's bot to its chat through the Bot API, in Telegram's
+ * HTML. The incident's first message is edited in place when it is acknowledged and resolved; a
+ * reminder is a new message, so that the chat notifies again. The bot token is part of every API
+ * address, so it is scrubbed from every error.
+ */
 export const telegram: ChannelImpl = {
-  edits: false,
-  async send() {
-    return { ok: false, permanent: true, error: 'telegram channels are being built' };
+  edits: true,
+  async send(input) {
+    const { secret, chatId } = input.channel.settings;
+    if (!secret || !chatId) return { ok: false, permanent: true, error: 'no bot token or chat id' };
+    return withoutSecrets(await deliver(input, secret, chatId), [secret]);
   },
 };
+
+/** Telegram's limit on a message: characters shown, after tags and entities are parsed. */
+export const textLimit = 4096;
+
+/**
+ * The message in Telegram's HTML: the headline in bold, linked to the incident, then the shared body
+ * cut to what the limit leaves. Text is cut before it is escaped, so a cut never falls inside a tag
+ * or an entity, and the limit counts what the chat shows.
+ */
+export function htmlOf(m: Message): string {
+  const head = clip(headline(m), 256);
+  const body = bodyWithin(m, textLimit - head.length - 1).join('\n');
+  const title = m.url ? `<a href="${escapeHtml(m.url)}">${escapeHtml(head)}</a>` : escapeHtml(head);
+  return `<b>${title}</b>\n${escapeHtml(body)}`;
+}
+
+async function deliver(input: SendInput, token: string, chatId: string): Promise<SendResult> {
+  const text = htmlOf(input.message);
+  const content = { chat_id: chatId, text, parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
+  const { change } = input.message;
+  try {
+    const messageId = Number(input.thread);
+    if (
+      input.thread !== null &&
+      Number.isSafeInteger(messageId) &&
+      (change === 'acknowledged' || change === 'resolved')
+    ) {
+      const edited = await call(input, token, 'editMessageText', { ...content, message_id: messageId });
+      if (!isGone(edited)) return resultOf(edited, false);
+      // Someone deleted the message (or it can no longer be edited): send it anew, and edit that one.
+      return resultOf(await call(input, token, 'sendMessage', content), true);
+    }
+    return resultOf(
+      await call(input, token, 'sendMessage', content),
+      change !== 'test' && input.thread === null,
+    );
+  } catch (error) {
+    return resultOfError(error);
+  }
+}
+
+function call(input: SendInput, token: string, method: string, body: object) {
+  const url = `${input.bases.telegram.replace(/\/$/, '')}/bot${token}/${method}`;
+  return outboundRequest({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    allowPrivate: privateAllowedUnder(url, 'telegram', input.bases),
+    signal: input.signal,
+  });
+}
+
+/** A Bot API answer: `{ok: true, result}` or `{ok: false, error_code, description, parameters}`. */
+type Said = {
+  ok?: unknown;
+  description?: unknown;
+  result?: { message_id?: unknown };
+  parameters?: { retry_after?: unknown };
+};
+
+function saidOf(body: string): Said {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed && typeof parsed === 'object' ? (parsed as Said) : {};
+  } catch {
+    return {};
+  }
+}
+
+function descriptionOf(answer: OutboundResponse): string {
+  const { description } = saidOf(answer.body);
+  return typeof description === 'string' ? description : '';
+}
+
+/** The message to edit is gone, or too old for the bot to edit. */
+function isGone(answer: OutboundResponse): boolean {
+  return (
+    answer.status === 400 && /message to edit not found|message can't be edited/i.test(descriptionOf(answer))
+  );
+}
+
+function resultOf(answer: OutboundResponse, answerThread: boolean): SendResult {
+  const said = saidOf(answer.body);
+  if (answer.status >= 200 && answer.status < 300 && said.ok !== false) {
+    const id = said.result?.message_id;
+    return answerThread && typeof id === 'number' ? { ok: true, thread: String(id) } : { ok: true };
+  }
+  const description = descriptionOf(answer);
+  // An edit to the text the message already shows (a change sent twice): it says what it should.
+  if (/message is not modified/i.test(description)) return { ok: true };
+  const result = resultOfStatus(
+    'Telegram',
+    answer.status,
+    description || answer.body,
+    answer.headers['retry-after'],
+  );
+  const wait = said.parameters?.retry_after;
+  if (!result.ok && typeof wait === 'number' && wait >= 0) return { ...result, retryAfterMs: wait * 1000 };
+  return result;
+}

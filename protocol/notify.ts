@@ -99,23 +99,29 @@ export type SettingsRead = {
   holds: { silences: string[]; maintenance: string[] };
 };
 
-/** `PUT /watchdog/edge`: `token: null` keeps the stored token. */
-export type WatchdogEdgeBody = { url: string; token: string | null };
-/** `PUT /watchdog/heartbeat-url`. */
-export type WatchdogHeartbeatBody = { url: string };
+/**
+ * `PUT /watchdog/edge`: `token: null` (or absent) keeps the stored token. `allowPrivate` (default
+ * false) lets the URL reach a private address or use plain http://, for a box on the user's network.
+ */
+export type WatchdogEdgeBody = { url: string; token: string | null; allowPrivate?: boolean };
+/** `PUT /watchdog/heartbeat-url`; `allowPrivate` as for the edge. */
+export type WatchdogHeartbeatBody = { url: string; allowPrivate?: boolean };
 
 /**
  * One watchdog target as `GET /watchdog` shows it: never a token; a heartbeat address shows only its
- * host. `managed`: set by mon.toml. `lastError` stays until a request succeeds.
+ * host (and port), an edge address its URL without the query. `managed`: set by mon.toml.
+ * `lastError` stays until a request succeeds.
  */
 export type WatchdogTarget = {
   address: string;
   managed: boolean;
+  allowPrivate: boolean;
   lastSentAt: number | null;
   lastError: string | null;
   lastErrorAt: number | null;
 };
-export type WatchdogRead = { edge: WatchdogTarget | null; heartbeat: WatchdogTarget | null };
+/** `GET /watchdog`; `everyMs`: how often each target is sent to (`[watchdog] every`). */
+export type WatchdogRead = { edge: WatchdogTarget | null; heartbeat: WatchdogTarget | null; everyMs: number };
 
 /** What an outbox row is about. */
 export type NotifyChange = 'opened' | 'reminder' | 'acknowledged' | 'resolved';

@@ -24,6 +24,7 @@ import { createNotify } from './notify/feature.ts';
 import type { NotifyOptions } from './notify/options.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
+import { createWatchdog } from './watchdog/feature.ts';
 
 export type ServerOptions = {
   dataDir: string;
@@ -114,6 +115,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     incidents.feature,
     deploys.feature,
     notify.feature,
+    createWatchdog(deps).feature,
     createOverview(deps, checks.engine).feature,
     liveFeature(deps, accounts.stillValid),
   ];

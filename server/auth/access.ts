@@ -95,6 +95,12 @@ export const accessTable = {
   // Overview and warnings
   'GET /api/v1/overview': 'read',
   'GET /api/v1/warnings': 'read',
+  // Watchdog
+  'GET /api/v1/watchdog': 'read',
+  'PUT /api/v1/watchdog/edge': 'write',
+  'DELETE /api/v1/watchdog/edge': 'write',
+  'PUT /api/v1/watchdog/heartbeat-url': 'write',
+  'DELETE /api/v1/watchdog/heartbeat-url': 'write',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

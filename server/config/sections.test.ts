@@ -64,6 +64,13 @@ from = "mon@example.com"
 to = ["ops@example.com"]
 [codehost]
 secret = "\${WEBHOOK_SECRET}"
+[watchdog]
+every = "2m"
+[watchdog.edge]
+url = "https://edge.example.com/mon"
+token = "\${EDGE_TOKEN}"
+[watchdog.heartbeat]
+url = "https://hc.example.com/ping/\${HC_PING_ID}"
 `;
 const env = {
   OIDC_SECRET: 'oidc-client-secret',
@@ -73,6 +80,8 @@ const env = {
   SLACK_URL: 'https://hooks.slack.com/services/T/B/X',
   SMTP_PASSWORD: 'smtp-password',
   WEBHOOK_SECRET: 'webhook-secret',
+  EDGE_TOKEN: 'edge-token',
+  HC_PING_ID: 'hc-ping-id',
 };
 
 test('sections are registered once: unique LiveConfig fields and top-level keys', () => {

@@ -1,0 +1,4 @@
+/** Query keys of the watchdog screen. */
+export const watchdogKeys = {
+  read: ['watchdog'] as const,
+};

@@ -19,7 +19,7 @@ const attempts: string[] = [];
 const onSocket = ({ socket }: { socket: Socket }) =>
   socket.on('connectionAttempt', (address: string) => attempts.push(address));
 
-const notAllowed = 'private addresses are not allowed for this channel';
+const notAllowed = 'private addresses are not allowed here';
 const publicStandIn = '127.0.0.2';
 
 /** The rejection of `request`, which must be an OutboundRefused. */
@@ -136,7 +136,7 @@ describe('outbound requests', () => {
     // `localhost` through the system's resolution, as production resolves it.
     assert.match(
       await refusal(guarded(`http://localhost:${insidePort}/`, { dnsServers: undefined })),
-      /^refused localhost \((127\.0\.0\.1|::1)\): a loopback address; private addresses are not allowed for this channel$/,
+      /^refused localhost \((127\.0\.0\.1|::1)\): a loopback address; private addresses are not allowed here$/,
     );
     assert.deepEqual(attempts, []);
     // A public name is reached on the address it resolved to.

@@ -14,12 +14,22 @@ import { privateReason } from './private-addresses.ts';
  * every redirect is a new connection checked the same way. docs/notifications.md, "Private addresses".
  */
 
-/** A request refused because of where it would go; its message says where and why. */
+/**
+ * A request refused because of where it would go: `refusal` says where and why ("refused 10.0.0.5: a
+ * private address"); the message adds that private addresses are not allowed. A caller whose users
+ * have a switch to allow them (a channel's or the watchdog's `allowPrivate`) names it after `refusal`.
+ */
 export class OutboundRefused extends Error {
   readonly code = 'EPRIVATE';
+  readonly refusal: string;
+  /** Refused for being a private address (rather than, say, a scheme mon does not send to). */
+  readonly privateAddress: boolean;
+  constructor(refusal: string, privateAddress = true) {
+    super(privateAddress ? `${refusal}; private addresses are not allowed here` : refusal);
+    this.refusal = refusal;
+    this.privateAddress = privateAddress;
+  }
 }
-
-const howToAllow = 'private addresses are not allowed for this channel';
 
 export type OutboundRequest = {
   url: string;
@@ -64,7 +74,7 @@ function refusedLiteral(host: string, judge: Judge): OutboundRefused | null {
   const bare = host.replace(/^\[|\]$/g, '');
   if (!isIP(bare)) return null;
   const reason = judge(bare);
-  return reason ? new OutboundRefused(`refused ${bare}: ${reason}; ${howToAllow}`) : null;
+  return reason ? new OutboundRefused(`refused ${bare}: ${reason}`) : null;
 }
 
 /** The refusal of `host` that resolved to `addresses` (any one refused address refuses the name), or null. */
@@ -72,7 +82,7 @@ function refusedAnswer(judge: Judge) {
   return (host: string, addresses: LookupAddress[]): OutboundRefused | null => {
     for (const { address } of addresses) {
       const reason = judge(address);
-      if (reason) return new OutboundRefused(`refused ${host} (${address}): ${reason}; ${howToAllow}`);
+      if (reason) return new OutboundRefused(`refused ${host} (${address}): ${reason}`);
     }
     return null;
   };
@@ -152,7 +162,7 @@ function once(
 ): Promise<Omit<OutboundResponse, 'url'>> {
   return new Promise((resolve, reject) => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      return reject(new OutboundRefused(`refused ${url.protocol} URL: only http and https are sent`));
+      return reject(new OutboundRefused(`refused ${url.protocol} URL: only http and https are sent`, false));
     const refused = refusedLiteral(url.hostname, judge);
     if (refused) return reject(refused);
     if (signal.aborted) return reject(signal.reason);

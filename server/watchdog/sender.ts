@@ -37,12 +37,10 @@ const labelOf: Record<WatchdogKind, string> = { edge: 'the edge', heartbeat: 'th
 
 /** The outcome of a request that threw, in words. */
 function outcomeOfError(error: unknown): SendOutcome {
-  if (error instanceof OutboundRefused) {
-    // The refusal's own hint speaks of channels; the watchdog's switch has its own name.
-    const reason = error.message.split(';')[0];
+  if (error instanceof OutboundRefused && error.privateAddress) {
     return {
       ok: false,
-      error: `${reason}; allowPrivate (allow_private in mon.toml) lets it reach private addresses`,
+      error: `${error.refusal}; allowPrivate (allow_private in mon.toml) lets it reach private addresses`,
     };
   }
   const e = error as Error;

@@ -112,7 +112,14 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
  * is worth retrying.
  */
 export function resultOfError(error: unknown): SendResult {
-  if (error instanceof OutboundRefused) return { ok: false, permanent: true, error: error.message };
+  if (error instanceof OutboundRefused)
+    return {
+      ok: false,
+      permanent: true,
+      error: error.privateAddress
+        ? `${error.refusal}; private addresses are not allowed for this channel`
+        : error.message,
+    };
   const e = error as NodeJS.ErrnoException;
   // Node's message does not quote the URL (which may hold a secret); this one does not either.
   if (e?.code === 'ERR_INVALID_URL') return { ok: false, permanent: true, error: 'the URL is not valid' };

@@ -24,6 +24,7 @@ import { createNotify } from './notify/feature.ts';
 import type { NotifyOptions } from './notify/options.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
+import { createWindows } from './windows/feature.ts';
 
 export type ServerOptions = {
   dataDir: string;
@@ -112,6 +113,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     configFeature(deps),
     checks.feature,
     incidents.feature,
+    createWindows(deps).feature,
     deploys.feature,
     notify.feature,
     createOverview(deps, checks.engine).feature,

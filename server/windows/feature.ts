@@ -5,6 +5,7 @@ import type { Feature } from '../feature.ts';
 import { windowBoundaries } from './boundaries.ts';
 import { keysOf, windowWrites } from './manage.ts';
 import { registerWindows } from './routes.ts';
+import { registerSettingsRead } from './settings-read.ts';
 import { pruneWindows } from './store.ts';
 
 /**
@@ -42,7 +43,10 @@ export function createWindows(deps: Deps) {
 
   const feature: Feature = {
     name: 'windows',
-    routes: (app) => registerWindows(app, writes),
+    routes(app) {
+      registerWindows(app, writes);
+      registerSettingsRead(app, deps);
+    },
     start() {
       boundaries.replan();
       hourly();

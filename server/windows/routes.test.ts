@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { LiveKey } from '../../protocol/live.ts';
-import type { WindowRead } from '../../protocol/notify.ts';
+import type { SettingsRead, WindowRead } from '../../protocol/notify.ts';
 import { type AuthTestServer, authTestServer, browser } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
 import { staticConfig } from '../config/service.ts';
@@ -72,6 +72,12 @@ async function call(method: 'POST' | 'PUT' | 'DELETE', url: string, who: keyof t
   };
 }
 
+async function readSettings(who: keyof typeof as): Promise<SettingsRead> {
+  const res = await server.app.inject({ method: 'GET', url: '/api/v1/settings', headers: as[who] });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json() as SettingsRead;
+}
+
 const count = () => scalar(server.deps.store.read, 'SELECT count(*) FROM windows', int);
 const soon = { starts: T0 + HOUR, ends: T0 + 2 * HOUR };
 
@@ -120,6 +126,11 @@ test('write callers make silences and maintenance windows; the caller is recorde
     windowsOf(server.deps.store.read, 'maintenance', T0).map((w) => w.id),
     [byAdmin.body?.id],
   );
+  // The settings read lists them for every reader; neither is in force yet.
+  const settings = await readSettings('viewer');
+  assert.deepEqual(settings.silences, [silence]);
+  assert.deepEqual(settings.maintenance, [maintenance]);
+  assert.deepEqual(settings.holds, { silences: [], maintenance: [] });
 });
 
 test('every rule of the body answers 422 naming its field and stores nothing', async () => {
@@ -201,6 +212,12 @@ test('PUT changes scope, name, times and reason and answers the window; unknown 
     active: true,
   });
   assert.deepEqual(windowOf(server.deps.store.read, id, T0), read);
+  const settings = await readSettings('read');
+  assert.ok(settings.holds.silences.includes(id), 'in force now');
+  assert.deepEqual(
+    settings.silences.find((w) => w.id === id),
+    read,
+  );
 
   assert.equal(
     (await call('PUT', `/api/v1/maintenance/${id}`, 'write', changed)).status,

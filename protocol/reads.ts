@@ -85,6 +85,8 @@ export type ServiceSummary = {
   managed: boolean;
   /** The worst status of its checks; unknown without checks. */
   status: CheckStatus;
+  /** Its hosts (`[[service]] hosts`). */
+  hosts: string[];
   uptime: { day: number | null };
   checks: { id: string; name: string; kind: CheckKind; status: CheckStatus; recovering: Recovery | null }[];
 };

@@ -186,6 +186,7 @@ export function readServices(engine: CheckEngine): ServicesList {
         name: s.name,
         managed: s.managed,
         status: worstStatus(entries),
+        hosts: services.find((f) => f.name === s.name)?.hosts ?? [],
         uptime: {
           day: uptimePercent(
             dayTotals(

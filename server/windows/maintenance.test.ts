@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Overview } from '../../protocol/overview.ts';
-import type { CheckDetail, ServiceRead } from '../../protocol/reads.ts';
+import type { CheckDetail, ServiceRead, ServicesList } from '../../protocol/reads.ts';
 import { fileService, incidentServer } from '../incidents/testkit.ts';
 
 /**
@@ -111,10 +111,16 @@ test('uptime leaves out runs inside maintenance: a check down only then keeps 10
   assert.equal(shop.maintenance, null, 'over');
   assert.deepEqual(shop.uptime, { day: 100, month: 100, year: 100 });
   assert.equal(shop.uptimeSpan.month.maintenanceMs, to - from);
-  const list = (await inject('GET', '/api/v1/services')).body as {
-    services: { name: string; uptime: { day: number } }[];
-  };
+  const list = (await inject('GET', '/api/v1/services')).body as ServicesList;
   assert.equal(list.services.find((s) => s.name === 'shop')?.uptime.day, 100);
+  assert.deepEqual(
+    list.services.map((s) => [s.name, s.hosts]),
+    [
+      ['blog', ['web2']],
+      ['shop', ['web1']],
+    ],
+    'the hosts a window may name',
+  );
 
   for (const range of ['1h', '24h', '7d']) {
     const overview = (await inject('GET', `/api/v1/overview?range=${range}`)).body as Overview;

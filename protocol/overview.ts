@@ -5,7 +5,7 @@
 import type { CheckKind } from './check.ts';
 import type { ChangeRow, DeployRow } from './deploys.ts';
 import type { IncidentSummary } from './incidents.ts';
-import type { CheckStatus, Recovery, RunStatus } from './reads.ts';
+import type { CheckStatus, MaintenanceNow, Recovery, RunStatus } from './reads.ts';
 
 /** One check of the overview: its status now, and the range as a strip of slots. */
 export type OverviewCheck = {
@@ -16,7 +16,7 @@ export type OverviewCheck = {
   recovering: Recovery | null;
   /** The worst run of each slot (see `Overview.strip`), oldest first; null for a slot without runs. */
   strip: (RunStatus | null)[];
-  /** Percent of up or degraded runs in the strip's slots; null without runs. */
+  /** Percent of up or degraded runs in the strip's slots (runs inside maintenance left out); null without runs. */
   uptime: number | null;
   /** Median response time over the range, and that of the last run; null without one. */
   latency: { p50: number | null; last: number | null };
@@ -27,6 +27,9 @@ export type OverviewService = {
   name: string;
   managed: boolean;
   status: CheckStatus;
+  /** In maintenance now; null otherwise. */
+  maintenance: MaintenanceNow | null;
+  /** Percent of up or degraded runs over the range, leaving out runs inside maintenance windows. */
   uptime: number | null;
   /** Sorted by name. */
   checks: OverviewCheck[];

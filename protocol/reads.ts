@@ -10,15 +10,22 @@ export type CheckStatus = 'up' | 'down' | 'degraded' | 'unknown';
 /** The status of one run: a run is never unknown. */
 export type RunStatus = 'up' | 'down' | 'degraded';
 
-/** Percent of up or degraded runs per window; null for a window without runs. */
+/**
+ * Percent of up or degraded runs per window, runs inside maintenance windows left out; null for a
+ * window without runs.
+ */
 export type Uptime = { day: number | null; month: number | null; year: number | null };
 
 /**
  * What an uptime window measured: `since` is null when the whole window was measured, else when the
  * check (a service: its oldest check) was made; `noDataMs` is how long of that mon was not running
- * (no data, never counted as up).
+ * (no data, never counted as up); `maintenanceMs` how long of the rest the service was in maintenance
+ * (its runs then count neither as up nor as down).
  */
-export type UptimeSpan = { since: number | null; noDataMs: number };
+export type UptimeSpan = { since: number | null; noDataMs: number; maintenanceMs: number };
+
+/** A maintenance window holding a service now: until when (the latest end among them), and why. */
+export type MaintenanceNow = { until: number; reason: string | null };
 export type UptimeSpans = { day: UptimeSpan; month: UptimeSpan; year: UptimeSpan };
 
 /** A span when mon itself was not running. */
@@ -78,6 +85,8 @@ export type ServiceSummary = {
   managed: boolean;
   /** The worst status of its checks; unknown without checks. */
   status: CheckStatus;
+  /** Its hosts (`[[service]] hosts`). */
+  hosts: string[];
   uptime: { day: number | null };
   checks: { id: string; name: string; kind: CheckKind; status: CheckStatus; recovering: Recovery | null }[];
 };
@@ -87,6 +96,8 @@ export type ServiceRead = {
   name: string;
   managed: boolean;
   status: CheckStatus;
+  /** In maintenance now (a window of the service, one of its hosts, or everything); else null. */
+  maintenance: MaintenanceNow | null;
   uptime: Uptime;
   uptimeSpan: UptimeSpans;
   checks: CheckRow[];

@@ -25,6 +25,7 @@ import type { NotifyOptions } from './notify/options.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
 import { createWatchdog } from './watchdog/feature.ts';
+import { createWindows } from './windows/feature.ts';
 
 export type ServerOptions = {
   dataDir: string;
@@ -113,6 +114,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     configFeature(deps),
     checks.feature,
     incidents.feature,
+    createWindows(deps).feature,
     deploys.feature,
     notify.feature,
     createWatchdog(deps).feature,

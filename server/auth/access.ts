@@ -92,6 +92,14 @@ export const accessTable = {
   'GET /api/v1/incidents': 'read',
   'GET /api/v1/incidents/:id': 'read',
   'POST /api/v1/incidents/:id/ack': 'write',
+  // Silences and maintenance windows
+  'GET /api/v1/settings': 'read',
+  'POST /api/v1/silences': 'write',
+  'PUT /api/v1/silences/:id': 'write',
+  'DELETE /api/v1/silences/:id': 'write',
+  'POST /api/v1/maintenance': 'write',
+  'PUT /api/v1/maintenance/:id': 'write',
+  'DELETE /api/v1/maintenance/:id': 'write',
   // Overview and warnings
   'GET /api/v1/overview': 'read',
   'GET /api/v1/warnings': 'read',

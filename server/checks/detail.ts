@@ -3,9 +3,11 @@ import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } f
 import { changesBetween, deploysOf } from '../deploys/read.ts';
 import { invalid } from '../problem.ts';
 import { all, int, type Mapper, mapper, nullable, real, text } from '../store/rows.ts';
+import type { Span } from '../windows/active.ts';
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
-import { DAY, HOUR, meanLatency, readSeries, uptimePercent, windowTotals } from './rollups.ts';
+import { heldService, recentMaintenance, withoutMaintenance } from './maintenance-runs.ts';
+import { DAY, HOUR, meanLatency, readSeries, uptimePercent } from './rollups.ts';
 import { gapsBetween, uptimeSpans } from './running.ts';
 import { BEATS } from './runs.ts';
 import { type CheckStatus, recovery } from './state.ts';
@@ -108,14 +110,24 @@ export function readBeats(db: DatabaseSync, checkId: string): Beat[] {
   ).reverse();
 }
 
-/** The last 24 hours: the services list, a service and a check's detail read them alike. */
-const dayTotals = (db: DatabaseSync, ids: string[], now: number) => windowTotals(db, ids, now - DAY, now);
+/**
+ * The last 24 hours: the services list, a service and a check's detail read them alike. `held`: the
+ * service's maintenance times, whose runs are left out.
+ */
+const dayTotals = (db: DatabaseSync, ids: string[], now: number, held: readonly Span[]) =>
+  withoutMaintenance(db, ids, now - DAY, now, held);
 
-export function uptimes(db: DatabaseSync, ids: string[], now: number, day = dayTotals(db, ids, now)): Uptime {
+export function uptimes(
+  db: DatabaseSync,
+  ids: string[],
+  now: number,
+  held: readonly Span[],
+  day = dayTotals(db, ids, now, held),
+): Uptime {
   return {
     day: uptimePercent(day),
-    month: uptimePercent(windowTotals(db, ids, now - 30 * DAY, now)),
-    year: uptimePercent(windowTotals(db, ids, now - 365 * DAY, now)),
+    month: uptimePercent(withoutMaintenance(db, ids, now - 30 * DAY, now, held)),
+    year: uptimePercent(withoutMaintenance(db, ids, now - 365 * DAY, now, held)),
   };
 }
 
@@ -134,15 +146,17 @@ export function readDetail(
   const id = entry.rec.id;
   const service = entry.rec.service;
   const siblings = engine.all().filter((e) => e.rec.service === service);
-  const hosts = engine.deps.config.current().services.find((s) => s.name === service)?.hosts ?? [];
-  const day = dayTotals(db, [id], now);
+  const services = engine.deps.config.current().services;
+  const hosts = services.find((s) => s.name === service)?.hosts ?? [];
+  const held = heldService(recentMaintenance(db, now), services, service, now).spans;
+  const day = dayTotals(db, [id], now, held);
   const beats = readBeats(db, id);
   return {
     check: checkRow(entry),
     service: { name: entry.rec.service, status: worstStatus(siblings) },
     beats,
-    uptime: withRuns(uptimes(db, [id], now, day)),
-    uptimeSpan: uptimeSpans(db, entry.rec.createdAt, now),
+    uptime: withRuns(uptimes(db, [id], now, held, day)),
+    uptimeSpan: uptimeSpans(db, entry.rec.createdAt, now, held),
     gaps: beats.length ? gapsBetween(db, beats[0]!.ts, now) : [],
     dayAverageMs: meanLatency(day),
     series: readSeries(db, id, span.from, span.to, now),
@@ -162,19 +176,24 @@ export function readServices(engine: CheckEngine): ServicesList {
   const db = engine.deps.store.read;
   const now = engine.deps.clock.now();
   const byService = groupByService(engine);
+  const windows = recentMaintenance(db, now);
+  const services = engine.deps.config.current().services;
   return {
     services: listServices(db).map((s) => {
       const entries = byService.get(s.name) ?? [];
+      const held = heldService(windows, services, s.name, now).spans;
       return {
         name: s.name,
         managed: s.managed,
         status: worstStatus(entries),
+        hosts: services.find((f) => f.name === s.name)?.hosts ?? [],
         uptime: {
           day: uptimePercent(
             dayTotals(
               db,
               entries.map((e) => e.rec.id),
               now,
+              held,
             ),
           ),
         },
@@ -197,16 +216,19 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
   if (!service) return null;
   const entries = groupByService(engine).get(name) ?? [];
   const now = engine.deps.clock.now();
+  const held = heldService(recentMaintenance(db, now), engine.deps.config.current().services, name, now);
   return {
     name,
     managed: service.managed,
     status: worstStatus(entries),
+    maintenance: held.now,
     uptime: uptimes(
       db,
       entries.map((e) => e.rec.id),
       now,
+      held.spans,
     ),
-    uptimeSpan: uptimeSpans(db, Math.min(now, ...entries.map((e) => e.rec.createdAt)), now),
+    uptimeSpan: uptimeSpans(db, Math.min(now, ...entries.map((e) => e.rec.createdAt)), now, held.spans),
     checks: entries.map(checkRow),
   };
 }

@@ -36,7 +36,7 @@ test('time when mon was not running is no data: in the uptime spans and as a gap
   assert.ok(after >= 9);
   // Every run passed: 100% of what was measured, and the span says what that was.
   assert.equal(detail.uptime?.day, 100);
-  const measured = { since: T0, noDataMs: 120 * MINUTE };
+  const measured = { since: T0, noDataMs: 120 * MINUTE, maintenanceMs: 0 };
   assert.deepEqual(detail.uptimeSpan, { day: measured, month: measured, year: measured });
 
   const service = (await second.inject('GET', '/api/v1/services/shop')).body as ServiceRead;
@@ -57,6 +57,10 @@ test('a restart of seconds is no gap; a window older than the check has no since
   await second.engine.flush();
   const detail = (await second.inject('GET', `/api/v1/checks/${id}/detail`)).body as CheckDetail;
   assert.deepEqual(detail.gaps, []);
-  assert.deepEqual(detail.uptimeSpan.day, { since: null, noDataMs: 0 }, 'the whole 24 h were measured');
-  assert.deepEqual(detail.uptimeSpan.month, { since: T0, noDataMs: 0 });
+  assert.deepEqual(
+    detail.uptimeSpan.day,
+    { since: null, noDataMs: 0, maintenanceMs: 0 },
+    'the whole 24 h were measured',
+  );
+  assert.deepEqual(detail.uptimeSpan.month, { since: T0, noDataMs: 0, maintenanceMs: 0 });
 });

@@ -78,8 +78,9 @@ export function gapsBetween(db: DatabaseSync, from: number, to: number): Gap[] {
   );
 }
 
-/** How long the gaps cover of [from, to]. */
-export function noDataMs(gaps: Gap[], from: number, to: number): number {
+/** How long the gaps (disjoint spans) cover of [from, to]. */
+export function noDataMs(gaps: readonly Gap[], from: number, to: number): number {
+  if (to <= from) return 0;
   let sum = 0;
   for (const g of gaps) sum += Math.max(0, Math.min(g.to, to) - Math.max(g.from, from));
   return sum;
@@ -87,14 +88,24 @@ export function noDataMs(gaps: Gap[], from: number, to: number): number {
 
 /**
  * What each uptime window measured: its start (see windowParts), or `bornAt` (when the check, or the
- * oldest check of a service, was made) when later; and how long of that mon was not running.
+ * oldest check of a service, was made) when later; how long of that mon was not running; and how long
+ * of the rest the service was in maintenance (`held`: its maintenance times, merged).
  */
-export function uptimeSpans(db: DatabaseSync, bornAt: number, now: number): UptimeSpans {
+export function uptimeSpans(
+  db: DatabaseSync,
+  bornAt: number,
+  now: number,
+  held: readonly Gap[] = [],
+): UptimeSpans {
   const gaps = gapsBetween(db, Math.max(bornAt, now - 366 * DAY), now);
   const span = (windowMs: number): UptimeSpan => {
     const start = windowStart(now - windowMs, now);
     const since = bornAt > start ? bornAt : null;
-    return { since, noDataMs: noDataMs(gaps, since ?? start, now) };
+    const from = since ?? start;
+    // Maintenance while mon was not running is no data already.
+    let maintenanceMs = noDataMs(held, from, now);
+    for (const h of held) maintenanceMs -= noDataMs(gaps, Math.max(h.from, from), Math.min(h.to, now));
+    return { since, noDataMs: noDataMs(gaps, from, now), maintenanceMs };
   };
   return { day: span(DAY), month: span(30 * DAY), year: span(365 * DAY) };
 }

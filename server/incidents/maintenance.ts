@@ -1,15 +1,15 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { inMaintenanceAt } from '../windows/active.ts';
 import type { CauseScope } from './causes/index.ts';
 
 /**
  * Whether an incident of `scope` opening at `ts` falls inside a maintenance window of one of its
- * services or hosts (or of everything); such an incident is marked `inMaintenance`. mon has no
- * maintenance windows yet, so none does.
+ * services or hosts (or of everything); such an incident is marked `inMaintenance` and notifies nobody.
  */
 export function inMaintenance(
-  _db: DatabaseSync,
-  _scope: Pick<CauseScope, 'services' | 'hosts'>,
-  _ts: number,
+  db: DatabaseSync,
+  scope: Pick<CauseScope, 'services' | 'hosts'>,
+  ts: number,
 ): boolean {
-  return false;
+  return inMaintenanceAt(db, scope, ts);
 }

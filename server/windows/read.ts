@@ -1,8 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { WindowKind, WindowRead } from '../../protocol/notify.ts';
-import { all, int, mapper, nullable, oneOf, text } from '../store/rows.ts';
+import { all, int, mapper, nullable, one, oneOf, text } from '../store/rows.ts';
 
-/** Silences and maintenance windows for the settings read: those not yet ended at `now`, soonest first. */
+/** Silences and maintenance windows as reads show them (the settings read, the answer to a PUT). */
+
+const columns = 'id, scope, name, starts, ends, reason, created_by, created_at';
 
 const windowRow = mapper({
   id: text,
@@ -15,13 +17,26 @@ const windowRow = mapper({
   createdAt: int,
 });
 
+const shown =
+  (now: number) =>
+  (w: Omit<WindowRead, 'active'>): WindowRead => ({
+    ...w,
+    active: w.starts <= now && now < w.ends,
+  });
+
+/** Windows of `kind` not yet ended at `now`, soonest first. */
 export function windowsOf(db: DatabaseSync, kind: WindowKind, now: number): WindowRead[] {
   return all(
     db,
-    `SELECT id, scope, name, starts, ends, reason, created_by, created_at FROM windows
-     WHERE kind = ? AND ends > ? ORDER BY starts, id`,
+    `SELECT ${columns} FROM windows WHERE kind = ? AND ends > ? ORDER BY starts, id`,
     windowRow,
     kind,
     now,
-  ).map((w) => ({ ...w, active: w.starts <= now && now < w.ends }));
+  ).map(shown(now));
+}
+
+/** One window by id, or null. */
+export function windowOf(db: DatabaseSync, id: string, now: number): WindowRead | null {
+  const found = one(db, `SELECT ${columns} FROM windows WHERE id = ?`, windowRow, id);
+  return found ? shown(now)(found) : null;
 }

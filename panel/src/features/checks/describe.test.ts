@@ -24,13 +24,22 @@ test('checks from files are read-only, with the reason', () => {
   );
 });
 
-test('an uptime figure says what it covers: since when, and how long without data', () => {
+test('an uptime figure says what it covers: since when, how long without data, in maintenance', () => {
   const now = Date.UTC(2026, 0, 31, 12);
   const since = Date.UTC(2026, 0, 23, 9);
-  assert.equal(uptimeNote({ since: null, noDataMs: 0 }, now), undefined, 'the whole window');
-  assert.match(uptimeNote({ since, noDataMs: 0 }, now) ?? '', new RegExp(`^since .*${formatDate(since)}`));
-  assert.equal(uptimeNote({ since: null, noDataMs: 2 * 3_600_000 }, now), '2 h without data');
-  assert.match(uptimeNote({ since, noDataMs: 90 * 60_000 }, now) ?? '', / · 1 h 30 min without data$/);
+  const whole = { since: null, noDataMs: 0, maintenanceMs: 0 };
+  assert.equal(uptimeNote(whole, now), undefined, 'the whole window');
+  assert.match(uptimeNote({ ...whole, since }, now) ?? '', new RegExp(`^since .*${formatDate(since)}`));
+  assert.equal(uptimeNote({ ...whole, noDataMs: 2 * 3_600_000 }, now), '2 h without data');
+  assert.match(
+    uptimeNote({ ...whole, since, noDataMs: 90 * 60_000 }, now) ?? '',
+    / · 1 h 30 min without data$/,
+  );
+  assert.equal(uptimeNote({ ...whole, maintenanceMs: 4 * 3_600_000 }, now), '4 h of maintenance left out');
+  assert.equal(
+    uptimeNote({ ...whole, noDataMs: 60_000, maintenanceMs: 30 * 60_000 }, now),
+    '1 min without data · 30 min of maintenance left out',
+  );
 });
 
 test('a recovering check says when it counts as up', () => {

@@ -25,11 +25,13 @@ export function recoveryText(r: Recovery, now = Date.now()): string {
 
 /**
  * What an uptime figure covers when it is not its whole window: "since 1 Jan 2026, 10:02" for a check
- * younger than the window, "2 h without data" for time mon was not running. Undefined otherwise.
+ * younger than the window, "2 h without data" for time mon was not running, "4 h of maintenance left
+ * out" for maintenance windows. Undefined otherwise.
  */
 export function uptimeNote(span: UptimeSpan, now = Date.now()): string | undefined {
   const parts: string[] = [];
   if (span.since !== null) parts.push(`since ${formatWhen(span.since, now)}`);
   if (span.noDataMs > 0) parts.push(`${formatDuration(span.noDataMs)} without data`);
+  if (span.maintenanceMs > 0) parts.push(`${formatDuration(span.maintenanceMs)} of maintenance left out`);
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }

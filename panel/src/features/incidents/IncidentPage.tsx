@@ -9,6 +9,7 @@ import { formatWhen } from '../../lib/format.ts';
 import { timelineMarkers } from '../../lib/markers.ts';
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
+import { newWindowHref } from '../windows/model.ts';
 import { Causes } from './Causes.tsx';
 import { durationText } from './describe.ts';
 import { useAcknowledge, useIncident } from './queries.ts';
@@ -60,6 +61,9 @@ export default function IncidentPage({ id }: { id: string }) {
             ))}
             {i.hosts.length > 0 ? ` · hosts ${i.hosts.join(', ')}` : ''}
           </p>
+          {i.inMaintenance ? (
+            <p className="sub">Opened during a maintenance window: nobody was notified.</p>
+          ) : null}
           {i.acknowledgedAt !== null ? (
             <p className="sub" data-testid="acknowledged">
               Acknowledged by {i.acknowledgedBy ?? 'someone'} at {formatWhen(i.acknowledgedAt)}: reminders
@@ -67,16 +71,23 @@ export default function IncidentPage({ id }: { id: string }) {
             </p>
           ) : null}
         </div>
-        {canWrite && open && i.acknowledgedAt === null ? (
+        {canWrite && open ? (
           <div className="actions">
-            <button
-              type="button"
-              className="primary"
-              disabled={acknowledge.isPending}
-              onClick={() => acknowledge.mutate()}
-            >
-              Acknowledge
-            </button>
+            {i.services[0] ? (
+              <Link className="button" href={newWindowHref('silence', i.services[0])}>
+                Silence {i.services[0]}
+              </Link>
+            ) : null}
+            {i.acknowledgedAt === null ? (
+              <button
+                type="button"
+                className="primary"
+                disabled={acknowledge.isPending}
+                onClick={() => acknowledge.mutate()}
+              >
+                Acknowledge
+              </button>
+            ) : null}
           </div>
         ) : null}
       </div>

@@ -9,6 +9,7 @@ import { formatLatency, formatPercent } from '../../lib/format.ts';
 import { Link, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { recoveryText } from '../checks/describe.ts';
+import { maintenanceText } from '../windows/model.ts';
 import { type OverviewRange, overviewRanges } from './keys.ts';
 import { OpenIncidents } from './OpenIncidents.tsx';
 import { useOverview } from './queries.ts';
@@ -145,6 +146,11 @@ export function Overview() {
                 <Link href={`/services/${enc(service.name)}`}>{service.name}</Link>
               </h2>
               {service.managed ? <span className="badge">mon.toml</span> : null}
+              {service.maintenance ? (
+                <span className="badge" data-testid="maintenance">
+                  {maintenanceText(service.maintenance)}
+                </span>
+              ) : null}
               <span className="meta">
                 {formatPercent(service.uptime)} <span className="muted">{range}</span>
               </span>

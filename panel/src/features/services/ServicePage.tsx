@@ -15,6 +15,7 @@ import {
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { recoveryText, targetText, uptimeNote } from '../checks/describe.ts';
+import { maintenanceText, newWindowHref } from '../windows/model.ts';
 import { useService } from './queries.ts';
 
 export function ServicePage({ name }: { name: string }) {
@@ -42,9 +43,20 @@ export function ServicePage({ name }: { name: string }) {
             {s.name} <StatusBadge status={s.status} />
           </h1>
           {s.managed ? <p className="sub">Defined in mon.toml.</p> : null}
+          {s.maintenance ? (
+            <p className="sub" data-testid="maintenance">
+              <span className="badge">maintenance</span> {maintenanceText(s.maintenance)}
+            </p>
+          ) : null}
         </div>
         {canWrite ? (
           <div className="actions">
+            <Link className="button" href={newWindowHref('silence', s.name)}>
+              Silence
+            </Link>
+            <Link className="button" href={newWindowHref('maintenance', s.name)}>
+              Schedule maintenance
+            </Link>
             <Link className="button primary" href={`/checks/new?service=${enc(s.name)}`}>
               Add check
             </Link>

@@ -93,7 +93,6 @@ export const accessTable = {
   'GET /api/v1/incidents/:id': 'read',
   'POST /api/v1/incidents/:id/ack': 'write',
   // Silences and maintenance windows
-  'GET /api/v1/settings': 'read',
   'POST /api/v1/silences': 'write',
   'PUT /api/v1/silences/:id': 'write',
   'DELETE /api/v1/silences/:id': 'write',

@@ -5,7 +5,6 @@ import type { Feature } from '../feature.ts';
 import { windowBoundaries } from './boundaries.ts';
 import { keysOf, windowWrites } from './manage.ts';
 import { registerWindows } from './routes.ts';
-import { registerSettingsRead } from './settings-read.ts';
 import { pruneWindows } from './store.ts';
 
 /**
@@ -43,10 +42,7 @@ export function createWindows(deps: Deps) {
 
   const feature: Feature = {
     name: 'windows',
-    routes(app) {
-      registerWindows(app, writes);
-      registerSettingsRead(app, deps);
-    },
+    routes: (app) => registerWindows(app, writes),
     start() {
       boundaries.replan();
       hourly();

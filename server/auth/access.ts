@@ -95,6 +95,12 @@ export const accessTable = {
   // Overview and warnings
   'GET /api/v1/overview': 'read',
   'GET /api/v1/warnings': 'read',
+  // Notifications
+  'POST /api/v1/channels': 'write',
+  'PUT /api/v1/channels/:name': 'write',
+  'DELETE /api/v1/channels/:name': 'write',
+  'POST /api/v1/channels/:name/test': 'write',
+  'GET /api/v1/settings': 'read',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

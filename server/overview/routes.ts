@@ -4,6 +4,7 @@ import { peerAddress, trustedProxies } from '../auth/client-address.ts';
 import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
+import { allChannels } from '../notify/targets.ts';
 import type { ForwardedWatch } from './forwarded.ts';
 import { readOverview } from './read.ts';
 import type { SharedHostCheck } from './shared-host.ts';
@@ -36,7 +37,7 @@ export function registerOverview(
     const now = deps.clock.now();
     return {
       sharedHost: await watch.sharedHost.check(config, engine, deps.env, now),
-      channels: config.alerts.length,
+      channels: allChannels(deps.store.read, config).length,
       untrustedProxy: watch.forwarded.worst(now, trusted),
     };
   });

@@ -10,6 +10,7 @@ import { timelineMarkers } from '../../lib/markers.ts';
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { Causes } from './Causes.tsx';
+import { Deliveries } from './Deliveries.tsx';
 import { durationText } from './describe.ts';
 import { useAcknowledge, useIncident } from './queries.ts';
 import { Timeline } from './Timeline.tsx';
@@ -156,6 +157,8 @@ export default function IncidentPage({ id }: { id: string }) {
           </div>
         </section>
       ) : null}
+
+      <Deliveries deliveries={i.deliveries} />
 
       <section className="card" aria-labelledby="timeline-title">
         <div className="card-head">

@@ -1,3 +1,4 @@
+import { Link } from '../../lib/router.tsx';
 import { useWarnings } from './queries.ts';
 
 /**
@@ -12,8 +13,9 @@ export function Warnings() {
     <>
       {channels === 0 ? (
         <div className="alert warn" data-warning="channels">
-          <strong>No notification channel: nobody will be told</strong> when a check fails. Add an{' '}
-          <code>[[alert]]</code> to <code>mon.toml</code>.
+          <strong>No notification channel: nobody will be told</strong> when a check fails. Add a{' '}
+          <Link href="/settings/channels">channel</Link>, or an <code>[[alert]]</code> to{' '}
+          <code>mon.toml</code>.
         </div>
       ) : null}
       {untrustedProxy ? (

@@ -27,6 +27,9 @@ export type ChannelBody = {
   allowPrivate?: boolean | null;
 };
 
+/** `POST /api/v1/channels` answers 201 with the channel's name. */
+export type ChannelCreated = { name: string };
+
 /**
  * A channel's settings as reads show them: never a secret. The URL of a Slack or Discord channel is
  * its credential, so it is null there and `urlHost` names its host.

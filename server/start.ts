@@ -20,8 +20,10 @@ import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
 import { createMetrics } from './metrics.ts';
+import { panelChannelNames } from './notify/channel-store.ts';
 import { createNotify } from './notify/feature.ts';
 import type { NotifyOptions } from './notify/options.ts';
+import { panelChannels } from './notify/targets.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
 import { createWatchdog } from './watchdog/feature.ts';
@@ -86,8 +88,13 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       env: options.env,
       log,
       // Names the file must not take, and checks for the export: both live in the database.
-      names: () => ({ checks: panelCheckNames(store), services: panelServiceNames(store) }),
+      names: () => ({
+        checks: panelCheckNames(store),
+        services: panelServiceNames(store),
+        channels: panelChannelNames(store.read),
+      }),
       storedChecks: () => checksForExport(store),
+      storedChannels: () => panelChannels(store.read),
       // A reload or a rejected file can change any screen (and the panel's config-error banner).
       onStatus: () => bus.publish(liveKeys.all),
     });

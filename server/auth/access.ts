@@ -108,6 +108,12 @@ export const accessTable = {
   'DELETE /api/v1/watchdog/edge': 'write',
   'PUT /api/v1/watchdog/heartbeat-url': 'write',
   'DELETE /api/v1/watchdog/heartbeat-url': 'write',
+  // Notifications
+  'POST /api/v1/channels': 'write',
+  'PUT /api/v1/channels/:name': 'write',
+  'DELETE /api/v1/channels/:name': 'write',
+  'POST /api/v1/channels/:name/test': 'write',
+  'GET /api/v1/settings': 'read',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { Log } from '../log.ts';
+import type { NotifyOptions } from '../notify/options.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import type { Role, TokenScope } from './access.ts';
 import { PasswordHasher } from './passwords.ts';
@@ -22,7 +23,14 @@ export type AuthTestServer = TestServer & {
 
 /** A whole server with fast password hashing and helpers to make accounts, sessions and tokens. */
 export async function authTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; config?: ConfigService; log?: Log } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    config?: ConfigService;
+    configPath?: string;
+    log?: Log;
+    notify?: NotifyOptions;
+  } = {},
 ): Promise<AuthTestServer> {
   const server = await createTestServer(options);
   server.accounts.state.hasher = new PasswordHasher({ params: fastArgon2 });

@@ -10,6 +10,8 @@ export type OutsideNames = {
   checks: { name: string; source: 'panel' | 'host'; host?: string }[];
   /** Services that exist outside the file (made by panel checks); a file check must not take their names. */
   services?: string[];
+  /** Notification channels made in the panel: an `[[alert]]` must not take their names. */
+  channels?: string[];
 };
 
 type Parts = Pick<LiveConfig, 'services' | 'hosts' | 'checks' | 'alerts'>;
@@ -151,6 +153,14 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
     errors.push({
       path: ['check', index, 'name'],
       message: `collides with the service "${service}" of panel checks; rename the check (the whole file is rejected until then)`,
+    });
+  }
+  const panelChannels = new Set(outside.channels ?? []);
+  for (const a of parts.alerts) {
+    if (!panelChannels.has(a.name)) continue;
+    errors.push({
+      path: ['alert', at('alert', a.index), 'name'],
+      message: `collides with the channel "${a.name}" made in the panel; rename one of them (the whole file is rejected until then)`,
     });
   }
   return errors;

@@ -1,7 +1,7 @@
 import { stringify } from 'smol-toml';
 import { referencedNames } from './env-refs.ts';
 import { formatPath, type Path } from './paths.ts';
-import type { SecretSpot, StoredCheck, TomlTable } from './section.ts';
+import type { ExportContext, SecretSpot, StoredChannel, StoredCheck, TomlTable } from './section.ts';
 import type { LiveConfig } from './sections.ts';
 import { sections } from './sections.ts';
 
@@ -12,16 +12,19 @@ export type ConfigExport = { toml: string; secrets: SecretRef[] };
 type Table = TomlTable;
 
 /**
- * The whole configuration (file objects, then panel checks) as one mon.toml text that the loader
- * accepts; `stored` are the checks in the database (panel checks, and heartbeats' token hashes). Values that came from `${NAME}` keep their reference; secrets become references listed in
- * `secrets`; `references` maps file paths to the file's text (see load.ts).
+ * The whole configuration (file objects, then panel checks and channels) as one mon.toml text that the
+ * loader accepts; `stored` are the checks in the database (panel checks, and heartbeats' token hashes),
+ * `channels` the channels made in the panel. Values that came from `${NAME}` keep their reference;
+ * secrets become references listed in `secrets`; `references` maps file paths to the file's text (see
+ * load.ts).
  */
 export function exportConfig(
   config: LiveConfig,
   references: ReadonlyMap<string, string>,
   stored: readonly StoredCheck[],
+  channels: readonly StoredChannel[] = [],
 ): ConfigExport {
-  const tree = toTree(config, stored);
+  const tree = toTree(config, { stored, channels });
   restoreReferences(tree, [], references);
 
   const used = new Set<string>();
@@ -70,10 +73,10 @@ export function exportConfig(
 }
 
 /** Each section's tables, in the order of the list (smol-toml writes plain keys before tables). */
-function toTree(config: LiveConfig, stored: readonly StoredCheck[]): Table {
+function toTree(config: LiveConfig, context: ExportContext): Table {
   const values = config as unknown as Record<string, unknown>;
   const tree: Table = {};
-  for (const section of sections) Object.assign(tree, section.toToml(values[section.key], { stored }));
+  for (const section of sections) Object.assign(tree, section.toToml(values[section.key], context));
   return tree;
 }
 

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { CheckBody } from '../../protocol/check.ts';
+import type { ChannelKind } from '../../protocol/notify.ts';
+import type { ChannelSettings } from '../notify/config.ts';
 import type { Path, PathError } from './paths.ts';
 
 /**
@@ -65,8 +67,11 @@ export type SecretSpot = { path: Path; suggested: string; about: string };
  */
 export type StoredCheck = { body: CheckBody; managed: boolean; pingTokenHash: string | null };
 
+/** A notification channel made in the panel or the API, for the export (written after the file's own). */
+export type StoredChannel = { name: string; kind: ChannelKind; settings: ChannelSettings };
+
 /** What the export writes besides the file's own objects. */
-export type ExportContext = { stored: readonly StoredCheck[] };
+export type ExportContext = { stored: readonly StoredCheck[]; channels: readonly StoredChannel[] };
 
 /** Names of file-managed objects: the API answers 409 to changes of these. */
 export type ManagedNames = {

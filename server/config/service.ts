@@ -1,6 +1,6 @@
 import type { OutsideNames } from './collisions.ts';
 import { type ConfigExport, exportConfig } from './export.ts';
-import type { ManagedNames, StoredCheck } from './section.ts';
+import type { ManagedNames, StoredChannel, StoredCheck } from './section.ts';
 import type { LiveConfig } from './sections.ts';
 import { sections } from './sections.ts';
 
@@ -12,6 +12,8 @@ export type { LiveConfig } from './sections.ts';
 export type ConfigProviders = {
   names?: () => OutsideNames;
   storedChecks?: () => StoredCheck[];
+  /** Channels made in the panel, for the export. */
+  storedChannels?: () => StoredChannel[];
 };
 
 export interface ConfigService {
@@ -64,7 +66,8 @@ export function staticConfig(
     error: () => null,
     onChange: () => () => {},
     reload: () => {},
-    export: () => exportConfig(value, new Map(), providers.storedChecks?.() ?? []),
+    export: () =>
+      exportConfig(value, new Map(), providers.storedChecks?.() ?? [], providers.storedChannels?.() ?? []),
     close: () => {},
   };
 }

@@ -158,7 +158,13 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
       return () => listeners.delete(listener);
     },
     reload: () => check(true),
-    export: () => exportConfig(loaded.config, loaded.references, options.storedChecks?.() ?? []),
+    export: () =>
+      exportConfig(
+        loaded.config,
+        loaded.references,
+        options.storedChecks?.() ?? [],
+        options.storedChannels?.() ?? [],
+      ),
     close() {
       closed = true;
       clearTimeout(timer);

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { type ChannelKind, channelKinds } from '../../protocol/notify.ts';
-import { httpUrl, text } from '../config/fields.ts';
 import type { PathError } from '../config/paths.ts';
 import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
+import {
+  type ChannelField,
+  channelNameSchema,
+  channelValues,
+  fieldProblems,
+  urlIsSecret,
+} from './channel-body.ts';
 
 /**
  * The `[[alert]]` section of mon.toml: notification channels. `type` selects the keys a channel takes;
@@ -10,7 +16,7 @@ import { type Built, configSection, type SecretSpot, type TomlTable } from '../c
  * `${NAME}` references in the export. docs/configuration.md lists the keys.
  */
 
-export { type ChannelKind, channelKinds };
+export { type ChannelKind, channelKinds, urlIsSecret };
 
 /** Channel settings in the API's field names; keys a kind does not use are null (`to` empty). */
 export type ChannelSettings = {
@@ -30,49 +36,23 @@ export type ChannelSettings = {
 /** An `[[alert]]` notification channel of the file. Secret values stay in memory only. */
 export type FileAlert = { index: number; name: string; kind: ChannelKind; settings: ChannelSettings };
 
-export const alertNameSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,59}$/, 'must be lowercase letters, digits and hyphens');
-
-const email = z.string().trim().email('must be an email address');
-
 const fileAlertSchema = z.strictObject({
-  name: alertNameSchema.optional(),
+  name: channelNameSchema.optional(),
   type: z.enum(channelKinds),
-  url: httpUrl.optional(),
-  token: text(4096).optional(),
-  secret: text(4096).optional(),
-  bot_token: text(4096).optional(),
-  chat_id: z.union([text(100), z.number().int()], { error: 'must be a chat id' }).optional(),
-  smtp: z
-    .string()
-    .trim()
-    .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/, 'must be host:port')
-    .refine((v) => {
-      const port = Number(v.slice(v.lastIndexOf(':') + 1));
-      return port >= 1 && port <= 65535;
-    }, 'port must be 1 to 65535')
-    .optional(),
-  tls: z.boolean().optional(),
-  username: text(320).optional(),
-  password: text(4096).optional(),
-  from: email.optional(),
-  to: z.array(email).min(1, 'must list at least one address').optional(),
-  allow_private: z.boolean().optional(),
+  url: channelValues.url.optional(),
+  token: channelValues.secret.optional(),
+  secret: channelValues.secret.optional(),
+  bot_token: channelValues.secret.optional(),
+  chat_id: z.union([channelValues.chatId, z.number().int()], { error: 'must be a chat id' }).optional(),
+  smtp: channelValues.smtp.optional(),
+  tls: channelValues.tls.optional(),
+  username: channelValues.username.optional(),
+  password: channelValues.secret.optional(),
+  from: channelValues.from.optional(),
+  to: channelValues.to.optional(),
+  allow_private: channelValues.allowPrivate.optional(),
 });
 export type FileAlertInput = z.infer<typeof fileAlertSchema>;
-
-type Key = Exclude<keyof FileAlertInput, 'name' | 'type'>;
-
-/** Keys each alert type takes; the first group is required. */
-const keysOf: Record<ChannelKind, { required: Key[]; optional: Key[] }> = {
-  ntfy: { required: ['url'], optional: ['token', 'allow_private'] },
-  webhook: { required: ['url'], optional: ['secret', 'allow_private'] },
-  slack: { required: ['url'], optional: [] },
-  discord: { required: ['url'], optional: [] },
-  telegram: { required: ['bot_token', 'chat_id'], optional: [] },
-  email: { required: ['smtp', 'from', 'to'], optional: ['tls', 'username', 'password', 'allow_private'] },
-};
 
 type SecretKey = 'token' | 'secret' | 'bot_token' | 'password';
 
@@ -86,9 +66,6 @@ export const secretKeyOf: Record<ChannelKind, SecretKey | null> = {
   email: 'password',
 };
 
-/** Slack and Discord webhook URLs carry their credential in the URL itself. */
-export const urlIsSecret = (kind: ChannelKind) => kind === 'slack' || kind === 'discord';
-
 /**
  * Default name of an alert without `name`: its type for the first of that type in the file, then
  * `type-2`, `type-3`... (these file-style names are refused by the API for panel channels).
@@ -99,30 +76,48 @@ export function defaultAlertName(alerts: FileAlertInput[], index: number): strin
   return nth === 1 ? kind : `${kind}-${nth}`;
 }
 
-/** Validates the keys of `[[alert]]` number `index` for its type and builds the channel settings. */
+/** The file's key of each channel field but the secret, whose key depends on the type (`secretKeyOf`). */
+const fileKeyOf: Record<Exclude<ChannelField, 'secret'>, keyof FileAlertInput> = {
+  url: 'url',
+  chatId: 'chat_id',
+  smtp: 'smtp',
+  tls: 'tls',
+  username: 'username',
+  from: 'from',
+  to: 'to',
+  allowPrivate: 'allow_private',
+};
+const secretKeys: readonly string[] = ['token', 'secret', 'bot_token', 'password'] satisfies SecretKey[];
+
+/**
+ * Validates the keys of `[[alert]]` number `index` for its type (by the rules the API uses too:
+ * channel-body.ts) and builds the channel settings.
+ */
 export function fileAlertToChannel(
   alerts: FileAlertInput[],
   index: number,
 ): { alert?: FileAlert; errors: PathError[] } {
   const input = alerts[index]!;
   const kind = input.type;
-  const { required, optional } = keysOf[kind];
+  const secretKey = secretKeyOf[kind];
+  const keyOf = (field: ChannelField) => (field === 'secret' ? (secretKey ?? 'secret') : fileKeyOf[field]);
   const errors: PathError[] = [];
+  const given: ChannelField[] = [];
   for (const key of Object.keys(input) as (keyof FileAlertInput)[]) {
     if (key === 'name' || key === 'type' || input[key] === undefined) continue;
-    if (!required.includes(key) && !optional.includes(key)) {
-      errors.push({ path: ['alert', index, key], message: `not used by ${kind} alerts` });
+    if (secretKeys.includes(key)) {
+      // Each type names its secret its own way; another type's name is a key this one does not use.
+      if (key === secretKey) given.push('secret');
+      else errors.push({ path: ['alert', index, key], message: `not used by ${kind} alerts` });
+    } else {
+      const field = (Object.keys(fileKeyOf) as (keyof typeof fileKeyOf)[]).find((f) => fileKeyOf[f] === key);
+      if (field) given.push(field);
     }
   }
-  for (const key of required) {
-    if (input[key] === undefined)
-      errors.push({ path: ['alert', index, key], message: `required for ${kind} alerts` });
-  }
-  if (input.password !== undefined && input.username === undefined) {
-    errors.push({ path: ['alert', index, 'password'], message: 'needs username' });
+  for (const { field, message } of fieldProblems(kind, given, 'alerts')) {
+    errors.push({ path: ['alert', index, keyOf(field)], message });
   }
   if (errors.length > 0) return { errors };
-  const secretKey = secretKeyOf[kind];
   const settings: ChannelSettings = {
     url: input.url ?? null,
     secret: secretKey ? (input[secretKey] ?? null) : null,
@@ -138,8 +133,11 @@ export function fileAlertToChannel(
   return { alert: { index, name, kind, settings }, errors };
 }
 
-/** The `[[alert]]` table of a channel: the inverse of `fileAlertToChannel`, with `name` always set. */
-export function channelToFileAlert(alert: FileAlert): Record<string, unknown> {
+/**
+ * The `[[alert]]` table of a channel (of the file, or made in the panel for the export): the inverse of
+ * `fileAlertToChannel`, with `name` always set.
+ */
+export function channelToFileAlert(alert: Omit<FileAlert, 'index'>): Record<string, unknown> {
   const s = alert.settings;
   const out: Record<string, unknown> = { name: alert.name, type: alert.kind };
   if (s.url !== null) out.url = s.url;
@@ -185,7 +183,11 @@ export const alertSection = configSection({
     return { value, errors };
   },
   empty: (): FileAlert[] => [],
-  toToml: (value): TomlTable => (value.length > 0 ? { alert: value.map(channelToFileAlert) } : {}),
+  toToml(value, { channels }): TomlTable {
+    // Channels made in the panel follow the file's own, so that the export holds every channel.
+    const all = [...value, ...channels];
+    return all.length > 0 ? { alert: all.map(channelToFileAlert) } : {};
+  },
   secrets(tree) {
     const spots: SecretSpot[] = [];
     (tree.alert as TomlTable[] | undefined)?.forEach((alert, i) => {

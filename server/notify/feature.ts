@@ -1,7 +1,9 @@
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { registerChannels } from './channel-routes.ts';
 import { type ApiBases, defaultApiBases } from './channels/kind.ts';
 import type { NotifyOptions } from './options.ts';
+import { registerSettings } from './settings-routes.ts';
 
 /**
  * Notifications (docs/notifications.md): the outbox subscriber of incident changes, the sender with
@@ -13,7 +15,10 @@ export function createNotify(deps: Deps, options: NotifyOptions = {}) {
   void deps;
   const feature: Feature = {
     name: 'notify',
-    routes() {},
+    routes(app) {
+      registerChannels(app, deps, bases);
+      registerSettings(app, deps);
+    },
   };
   return { feature };
 }

@@ -13,7 +13,7 @@ import type { ChannelSettings } from './config.ts';
 
 type StoredSettings = Omit<ChannelSettings, 'secret'>;
 
-const channelRow = mapper(
+export const channelRow = mapper(
   { name: text, kind: oneOf(channelKinds), settings: json<StoredSettings>(), secret: nullable(text) },
   (r): ChannelTarget => ({ name: r.name, kind: r.kind, settings: { ...r.settings, secret: r.secret } }),
 );

@@ -11,6 +11,7 @@ import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { newWindowHref } from '../windows/model.ts';
 import { Causes } from './Causes.tsx';
+import { Deliveries } from './Deliveries.tsx';
 import { durationText } from './describe.ts';
 import { useAcknowledge, useIncident } from './queries.ts';
 import { Timeline } from './Timeline.tsx';
@@ -167,6 +168,8 @@ export default function IncidentPage({ id }: { id: string }) {
           </div>
         </section>
       ) : null}
+
+      <Deliveries deliveries={i.deliveries} />
 
       <section className="card" aria-labelledby="timeline-title">
         <div className="card-head">

@@ -4,7 +4,7 @@ export type OverviewRange = (typeof overviewRanges)[number];
 
 /**
  * Query keys of the overview: the read per range (stream key `overview`, also reloaded by `incidents`
- * and `service:<name>`), and the warnings, which change only with mon.toml and the requests mon gets.
+ * and `service:<name>`), and the warnings, which change with mon.toml, the panel's channels and the requests mon gets.
  */
 export const overviewKeys = {
   all: ['overview'] as const,

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type { ChannelTestResult } from '../../protocol/notify.ts';
+import { urlIsSecret } from './channel-body.ts';
+import { channelImpls } from './channels/index.ts';
+import type { ApiBases, ChannelTarget, SendResult } from './channels/kind.ts';
+import type { Message } from './message.ts';
+
+/**
+ * The channel test button (`POST /api/v1/channels/{name}/test`): a message that says it is a test,
+ * sent through the kind's `send`, the same function real notifications use, so that it meets the same
+ * private-address refusal and the same platform answers.
+ */
+
+/** How long a test may take before it counts as not delivered. */
+export const TEST_TIMEOUT_MS = 15_000;
+
+/** An example incident, labelled a test in its title, its alert and (by `change: 'test'`) every line around them. */
+export function testMessage(now: number, serverUrl: string | null): Message {
+  return {
+    change: 'test',
+    ts: now,
+    incident: {
+      id: '0000000000000000',
+      title: 'Test message from mon: nothing is wrong',
+      service: 'example',
+      services: ['example'],
+      startedAt: now,
+      acknowledgedAt: null,
+      acknowledgedBy: null,
+      resolvedAt: null,
+      inMaintenance: false,
+    },
+    failing: [
+      {
+        name: 'example check',
+        service: 'example',
+        host: null,
+        detail: 'a test: no check failed',
+        since: now,
+        recoveredAt: null,
+        impact: false,
+      },
+    ],
+    alertCount: 1,
+    failingCount: 1,
+    cause: null,
+    url: serverUrl === null ? null : `${serverUrl.replace(/\/+$/, '')}/settings/channels`,
+    by: null,
+  };
+}
+
+/** Sends the test message to `channel` and says what happened; never throws, never shows a secret. */
+export async function sendTest(
+  channel: ChannelTarget,
+  message: Message,
+  bases: ApiBases,
+): Promise<ChannelTestResult> {
+  const started = performance.now();
+  let result: SendResult;
+  try {
+    result = await channelImpls[channel.kind].send({
+      channel,
+      message,
+      messageId: `test-${randomBytes(8).toString('hex')}`,
+      attempt: 1,
+      thread: null,
+      bases,
+      signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+    });
+  } catch (error) {
+    // `send` answers its failures; this is only a safety net for one that throws.
+    result = { ok: false, permanent: false, error: String((error as Error)?.message ?? error) };
+  }
+  const latencyMs = Math.round(performance.now() - started);
+  if (result.ok) return { delivered: true, error: null, permanent: false, latencyMs };
+  return {
+    delivered: false,
+    error: hideSecrets(result.error, channel),
+    permanent: result.permanent,
+    latencyMs,
+  };
+}
+
+/**
+ * `error` with the channel's secrets replaced: its secret, a Slack or Discord URL (the credential is in
+ * its path), the password of a URL. A receiver that echoes what it got must not show them here.
+ */
+export function hideSecrets(error: string, channel: ChannelTarget): string {
+  const { secret, url } = channel.settings;
+  const hidden: string[] = [];
+  if (secret) hidden.push(secret);
+  if (url) {
+    try {
+      const parsed = new URL(url);
+      if (urlIsSecret(channel.kind)) hidden.push(url, parsed.pathname);
+      if (parsed.password) hidden.push(parsed.password, decodeURIComponent(parsed.password));
+    } catch {
+      hidden.push(url);
+    }
+  }
+  let text = error;
+  for (const value of hidden.filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)) {
+    text = text.split(value).join('[hidden]');
+  }
+  return text;
+}

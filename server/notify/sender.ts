@@ -23,6 +23,8 @@ export type SenderOptions = {
 
 /** After a write that storage refused, sending pauses this long (the row is still due). */
 const STORAGE_PAUSE_MS = 60_000;
+/** While sends are in flight, results are written together at most this often. */
+const RECORD_WINDOW_MS = 50;
 /** While sends are in flight, rows due are counted at most this often (a count reads every one). */
 const COUNT_EVERY_MS = 250;
 
@@ -204,8 +206,13 @@ export function createSender(
         },
       )
       .finally(() => {
-        recording = false;
-        record();
+        // While sends are in flight, more results come soon: gather them for a moment, since every
+        // commit waits for the disk and holds the event loop meanwhile.
+        const wait = sending.size > 0 ? RECORD_WINDOW_MS : 0;
+        setTimeout(() => {
+          recording = false;
+          record();
+        }, wait);
       });
   };
 

@@ -11,6 +11,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./overview.ts'),
   () => import('./panel.ts'),
   () => import('./incidents.ts'),
+  () => import('./notify.ts'),
 ];
 
 const only = process.argv.slice(2);

@@ -62,6 +62,8 @@ username = "mon"
 password = "\${SMTP_PASSWORD}"
 from = "mon@example.com"
 to = ["ops@example.com"]
+[notify]
+remind_every = "30m"
 [codehost]
 secret = "\${WEBHOOK_SECRET}"
 [watchdog]

@@ -3,6 +3,7 @@ import { checkSection, checkSettingsSection } from '../checks/config.ts';
 import { codehostSection } from '../deploys/config.ts';
 import { hostSection } from '../hosts/config.ts';
 import { alertSection } from '../notify/config.ts';
+import { notifySection } from '../notify/notify-config.ts';
 import { watchdogSection } from '../watchdog/config.ts';
 import { retentionSection, serverSection, serviceSection } from './core.ts';
 import type { AnySection, ManagedNames } from './section.ts';
@@ -30,6 +31,7 @@ const list = [
   checkSettingsSection,
   checkSection,
   alertSection,
+  notifySection,
   codehostSection,
   watchdogSection,
 ] as const;

@@ -1,27 +1,34 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncidentChange } from '../events.ts';
+import { webhookAlert, webhookReceiver } from '../notify/testkit.ts';
 import { int, scalar } from '../store/rows.ts';
+import { within } from '../testing.ts';
 import { incidentServer } from './testkit.ts';
 
 /**
- * DESIGN rule 2 for incidents: an incident change is an event that commits with the check result that
- * caused it, and its live keys go out only once it can be read.
+ * DESIGN rules 2 and 5 for incidents: an incident change is an event that commits with the check result
+ * that caused it, and so do the notifications it queues; its live keys go out only once it can be read.
  */
 
-test('a subscriber of incident changes commits with the check result, and rolls back with it', async (t) => {
-  const kit = await incidentServer();
-  t.after(() => kit.server.dispose());
+test('the outbox rows of an incident change commit with the check result, and roll back with it', async (t) => {
+  const receiver = await webhookReceiver();
+  const kit = await incidentServer([], {
+    alerts: [webhookAlert(0, 'ops', `${receiver.url}/ops`), webhookAlert(1, 'dev', `${receiver.url}/dev`)],
+  });
+  t.after(async () => {
+    await kit.server.dispose();
+    await receiver.close();
+  });
   const { deps } = kit.server;
-  await deps.store.writer.run((db) => db.exec('CREATE TABLE queued (incident TEXT, change TEXT)'));
   let refuse = false;
   const received: IncidentChange[] = [];
-  deps.events.subscribe((db, events) => {
+  // Subscribed after the notifications: a throw here rolls back the rows they wrote in the same job.
+  deps.events.subscribe((_db, events) => {
     for (const e of events) {
       if (e.type !== 'incident.change') continue;
-      if (refuse) throw new Error('the notification could not be queued');
+      if (refuse) throw new Error('a later subscriber failed');
       received.push(e);
-      db.prepare('INSERT INTO queued VALUES (?, ?)').run(e.incidentId, e.change);
     }
   });
   const count = (sql: string) => scalar(deps.store.read, sql, int);
@@ -30,11 +37,13 @@ test('a subscriber of incident changes commits with the check result, and rolls 
   await kit.clock.advance(10_000);
 
   refuse = true;
-  await assert.rejects(kit.run(home, 'down'), /could not be queued/);
+  await assert.rejects(kit.run(home, 'down'), /a later subscriber failed/);
   assert.equal(count('SELECT count(*) AS n FROM incidents'), 0, 'the incident rolled back');
   assert.equal(count('SELECT count(*) AS n FROM incident_events'), 0);
+  assert.equal(count('SELECT count(*) AS n FROM outbox'), 0, 'and its notifications');
   assert.equal(count('SELECT count(*) AS n FROM check_runs'), 1, 'and the run that caused it');
   assert.equal(kit.engine.get(home)!.rec.state.status, 'unknown', 'memory too');
+  assert.equal(receiver.requests.length, 0, 'nothing was sent');
 
   refuse = false;
   await kit.run(home, 'down');
@@ -43,11 +52,15 @@ test('a subscriber of incident changes commits with the check result, and rolls 
   const [incident] = await kit.list();
   assert.deepEqual(
     deps.store.read
-      .prepare('SELECT incident, change FROM queued')
+      .prepare('SELECT incident, channel, change FROM outbox ORDER BY id')
       .all()
       .map((r) => ({ ...r })),
-    [{ incident: incident!.id, change: 'opened' }],
+    [
+      { incident: incident!.id, channel: 'ops', change: 'opened' },
+      { incident: incident!.id, channel: 'dev', change: 'opened' },
+    ],
   );
+  await within(5000, 'both are sent', () => receiver.requests.length === 2);
   assert.deepEqual(received[0], {
     type: 'incident.change',
     incidentId: incident!.id,

@@ -3,6 +3,7 @@ import type { IncidentRead, IncidentsList } from '../../protocol/incidents.ts';
 import type { RunStatus } from '../checks/state.ts';
 import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
 import type { FileService } from '../config/core.ts';
+import type { LiveConfig } from '../config/service.ts';
 
 /** A `[[service]]` of mon.toml as the loader gives it. */
 export const fileService = (name: string, dependsOn: string[] = [], hosts: string[] = []): FileService => ({
@@ -14,12 +15,16 @@ export const fileService = (name: string, dependsOn: string[] = [], hosts: strin
 });
 
 /**
- * A test server (admin token, fake clock) with these `[[service]]`s, whose checks run from an agent: the
- * test records their runs, as the agent's frames would.
+ * A test server (admin token, fake clock) with these `[[service]]`s (and `more` of the configuration),
+ * whose checks run from an agent: the test records their runs, as the agent's frames would.
  */
-export async function incidentServer(services: FileService[] = []) {
-  const config = liveConfig({ services });
-  const kit = await checkServer({ config: config.service });
+export async function incidentServer(
+  services: FileService[] = [],
+  more: Partial<LiveConfig> = {},
+  options: Omit<Parameters<typeof checkServer>[0], 'config'> = {},
+) {
+  const config = liveConfig({ ...more, services });
+  const kit = await checkServer({ ...options, config: config.service });
   const { clock, engine, inject } = kit;
   const check = async (name: string, service: string): Promise<string> => {
     const body = { name, service, kind: 'tcp', target: 'db.internal:5432', from: 'agent1', everyMs: 10_000 };

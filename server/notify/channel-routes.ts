@@ -6,7 +6,7 @@ import { conflict, invalid, notFound, tooMany, unauthorized } from '../problem.t
 import { channelBodySchema, isFileStyleName, settingsOfBody } from './channel-body.ts';
 import { deleteChannel, insertChannel, storedChannel, updateChannel } from './channel-store.ts';
 import { sendTest, TEST_TIMEOUT_MS, testMessage } from './channel-test.ts';
-import type { ApiBases } from './channels/kind.ts';
+import type { Reach } from './channels/kind.ts';
 import { channelNamed } from './targets.ts';
 
 type NameParams = { Params: { name: string } };
@@ -16,7 +16,7 @@ type NameParams = { Params: { name: string } };
  * add, change and remove channels made in the panel or the API, and test any channel, the file's too.
  * Channels of mon.toml (`[[alert]]`) are changed only there: 409.
  */
-export function registerChannels(app: FastifyInstance, deps: Deps, bases: ApiBases): void {
+export function registerChannels(app: FastifyInstance, deps: Deps, reach: Reach): void {
   const fileChannel = (name: string) => deps.config.current().managed.alerts.has(name);
   const refuseFileChannel = (name: string) => {
     if (fileChannel(name)) throw conflict(`the channel "${name}" is set in mon.toml; change it there`);
@@ -88,7 +88,7 @@ export function registerChannels(app: FastifyInstance, deps: Deps, bases: ApiBas
     }
     running = { startedAt: performance.now() };
     try {
-      const result = await sendTest(channel, testMessage(deps.clock.now(), config.server.url), bases);
+      const result = await sendTest(channel, testMessage(deps.clock.now(), config.server.url), reach);
       deps.log.info('channel test', {
         channel: name,
         kind: channel.kind,

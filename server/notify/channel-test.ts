@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChannelTestResult } from '../../protocol/notify.ts';
 import { urlIsSecret } from './channel-body.ts';
 import { channelImpls } from './channels/index.ts';
-import type { ApiBases, ChannelTarget, SendResult } from './channels/kind.ts';
+import type { ChannelTarget, Reach, SendResult } from './channels/kind.ts';
 import type { Message } from './message.ts';
 
 /**
@@ -53,7 +53,7 @@ export function testMessage(now: number, serverUrl: string | null): Message {
 export async function sendTest(
   channel: ChannelTarget,
   message: Message,
-  bases: ApiBases,
+  reach: Reach,
 ): Promise<ChannelTestResult> {
   const started = performance.now();
   let result: SendResult;
@@ -64,7 +64,7 @@ export async function sendTest(
       messageId: `test-${randomBytes(8).toString('hex')}`,
       attempt: 1,
       thread: null,
-      bases,
+      ...reach,
       signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
     });
   } catch (error) {

@@ -24,7 +24,7 @@ export function deliveriesOf(db: DatabaseSync, incident: string): Delivery[] {
     db,
     `SELECT message_id AS id, channel, kind, change, state, attempts, created_at, last_attempt_at,
             due_at AS next_attempt_at, sent_at, last_error, held_by
-     FROM outbox WHERE incident = ? ORDER BY id`,
+     FROM outbox WHERE incident = ? ORDER BY outbox.id`,
     deliveryRow,
     incident,
   );

@@ -1,8 +1,11 @@
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
 import { registerChannels } from './channel-routes.ts';
-import { type ApiBases, defaultApiBases } from './channels/kind.ts';
+import { defaultApiBases, type Reach } from './channels/kind.ts';
 import type { NotifyOptions } from './options.ts';
+import { outboxSubscriber } from './outbox.ts';
+import { createReminders } from './reminders.ts';
+import { createSender } from './sender.ts';
 import { registerSettings } from './settings-routes.ts';
 
 /**
@@ -10,14 +13,30 @@ import { registerSettings } from './settings-routes.ts';
  * its retries, reminders, the channel routes and the settings read.
  */
 export function createNotify(deps: Deps, options: NotifyOptions = {}) {
-  const bases: ApiBases = { ...defaultApiBases, ...options.bases };
-  void bases;
-  void deps;
+  const reach: Reach = {
+    bases: { ...defaultApiBases, ...options.bases },
+    dnsServers: options.dnsServers,
+    extraCa: options.extraCa,
+  };
+  const sender = createSender(deps, { reach });
+  const ctx = { config: () => deps.config.current(), wake: sender.wake };
+  const reminders = createReminders(deps, ctx);
+  // Subscribed while the server is composed, after the incidents: no incident change goes unqueued.
+  deps.events.subscribe(outboxSubscriber(ctx));
+  deps.events.subscribe(reminders.subscriber);
   const feature: Feature = {
     name: 'notify',
     routes(app) {
-      registerChannels(app, deps, bases);
+      registerChannels(app, deps, reach);
       registerSettings(app, deps);
+    },
+    start() {
+      sender.start();
+      reminders.start();
+    },
+    async stop() {
+      await reminders.stop();
+      await sender.stop();
     },
   };
   return { feature };

@@ -39,6 +39,12 @@ export type SendInput = {
   signal: AbortSignal;
 };
 
+/**
+ * How sends reach the platforms: the API bases, and for tests only DNS servers and extra roots. Built
+ * once by the notify feature from its options; the sender and the test button hand it to every send.
+ */
+export type Reach = Pick<SendInput, 'bases' | 'dnsServers' | 'extraCa'>;
+
 export type SendResult =
   | { ok: true; thread?: string | undefined }
   | {

@@ -1,0 +1,87 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { liveKeys } from '../../protocol/live.ts';
+import type { NotifyChange } from '../../protocol/notify.ts';
+import type { LiveConfig } from '../config/sections.ts';
+import type { EventSubscriber } from '../events.ts';
+import { graphOf } from '../incidents/graph.ts';
+import { alertsOf, getIncident } from '../incidents/store.ts';
+import { statement } from '../store/statements.ts';
+import type { Tx } from '../store/writer.ts';
+import { composeMessage, muteOf, newMessageId } from './compose.ts';
+import { allChannels } from './targets.ts';
+
+/**
+ * The outbox (DESIGN rule 5): every notification is a row written in the transaction of the incident
+ * change that caused it, one per channel, so it commits or rolls back with its cause; the sender
+ * (sender.ts) delivers the rows once committed.
+ */
+
+export type OutboxContext = {
+  config: () => LiveConfig;
+  /** Tells the sender that rows are due; called after the commit. */
+  wake: () => void;
+};
+
+/**
+ * The subscriber of incident changes: an opening, an acknowledgement and a resolution each notify
+ * every channel. An alert joining or recovering does not: the next message shows it.
+ */
+export function outboxSubscriber(ctx: OutboxContext): EventSubscriber {
+  return (db, events, now, tx) => {
+    for (const e of events) {
+      if (e.type !== 'incident.change') continue;
+      if (e.change === 'joined' || e.change === 'recovered') continue;
+      queueNotifications(db, tx, ctx, { incident: e.incidentId, change: e.change, ts: e.ts, by: e.by, now });
+    }
+  };
+}
+
+export type Notification = {
+  incident: string;
+  change: NotifyChange;
+  /** When the change happened. */
+  ts: number;
+  /** Who acknowledged (acknowledged only). */
+  by: string | null;
+  /** The job's time: when the rows are made and first due. */
+  now: number;
+};
+
+/**
+ * Writes the rows of one change of an incident, a row per channel with the message composed now: `due`
+ * at once, or `muted` with the window that holds it back. Returns how many rows were written.
+ */
+export function queueNotifications(db: DatabaseSync, tx: Tx, ctx: OutboxContext, n: Notification): number {
+  const config = ctx.config();
+  const channels = allChannels(db, config);
+  const incident = getIncident(db, n.incident);
+  if (channels.length === 0 || !incident) return 0;
+  const alerts = alertsOf(db, [incident.id]);
+  const graph = graphOf(config.services);
+  const message = JSON.stringify(
+    composeMessage(incident, alerts, n.change, n.ts, n.by, config.server.url, graph),
+  );
+  const mute = muteOf(db, incident, alerts, graph, n.ts);
+  const insert = statement(
+    db,
+    `INSERT INTO outbox (message_id, incident, channel, kind, change, message, created_at, state, due_at, held_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const channel of channels) {
+    insert.run(
+      newMessageId(),
+      incident.id,
+      channel.name,
+      channel.kind,
+      n.change,
+      message,
+      n.now,
+      mute.muted ? 'muted' : 'due',
+      mute.muted ? null : n.now,
+      mute.muted ? mute.heldBy : null,
+    );
+  }
+  tx.invalidate(liveKeys.incident(incident.id));
+  if (!mute.muted) tx.afterCommit(ctx.wake);
+  return channels.length;
+}

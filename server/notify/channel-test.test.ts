@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { ChannelBody, ChannelTestResult } from '../../protocol/notify.ts';
 import { memoryLog, within } from '../testing.ts';
 import { channelServer, startReceiver } from './channel-testkit.ts';
-import type { Message } from './message.ts';
+import type { WebhookPayload } from './channels/webhook.ts';
 
 /**
  * `POST /api/v1/channels/{name}/test` against real loopback receivers: the test message goes through
@@ -32,11 +32,11 @@ test('the test button sends a test message to a panel channel and to a file chan
   assert.equal(receiver.received.length, 1);
   const [first] = receiver.received;
   assert.equal(first?.method, 'POST');
-  const message = JSON.parse(first!.body) as Message;
-  assert.equal(message.change, 'test');
-  assert.match(message.incident.title, /^Test message from mon/);
-  assert.equal(message.url, 'https://mon.example.com/settings/channels');
-  assert.equal(message.ts, s.clock.now());
+  const payload = JSON.parse(first!.body) as WebhookPayload;
+  assert.equal(payload.type, 'test');
+  assert.match(payload.data.incident.title, /^Test message from mon/);
+  assert.equal(payload.data.incident.url, 'https://mon.example.com/settings/channels');
+  assert.equal(payload.timestamp, s.clock.now());
 
   const file = await s.call('write', 'POST', '/api/v1/channels/file-hook/test');
   assert.equal(file.status, 200);

@@ -113,7 +113,7 @@ test('an admin adds a webhook channel, tests it, changes it keeping its secret, 
     const result = page.getByTestId('test-hook');
     await result.getByText(/Test message delivered in \d+ ms/).waitFor();
     assert.equal(receiver.received.length, 1);
-    assert.equal(JSON.parse(receiver.received[0]!.body).change, 'test');
+    assert.equal(JSON.parse(receiver.received[0]!.body).type, 'test');
     await page.screenshot({ path: artifactPath('40-channels.png'), fullPage: true });
 
     // Edit: the secret field is empty and says a value is kept.

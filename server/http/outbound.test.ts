@@ -6,7 +6,13 @@ import type { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Receiver, startReceiver } from './fixtures/receiver.ts';
 import { type ScriptedDns, startScriptedDns } from './fixtures/scripted-dns.ts';
-import { OutboundRefused, type OutboundRequest, outboundAddress, outboundRequest } from './outbound.ts';
+import {
+  closeIdleConnections,
+  OutboundRefused,
+  type OutboundRequest,
+  outboundAddress,
+  outboundRequest,
+} from './outbound.ts';
 
 /**
  * The guard of mon's own requests, against real servers on loopback and a scripted DNS server. A test
@@ -165,7 +171,13 @@ describe('outbound requests', () => {
         ['A rebind.test'],
         'one lookup: the socket connects to the answer the guard checked',
       );
-      // The next lookup answers loopback: that request is refused, and nothing reaches it.
+      // A second request reuses the connection kept from the first: the address that was checked.
+      const again = await outboundRequest(guarded(`http://rebind.test:${port}/`));
+      assert.deepEqual([again.status, again.body], [200, 'outside']);
+      assert.deepEqual(attempts, [publicStandIn], 'no new connection, no new lookup');
+      // Without a kept connection the name is looked up again and answers loopback: that request is
+      // refused, and nothing reaches it.
+      closeIdleConnections();
       assert.equal(
         await refusal(guarded(`http://rebind.test:${port}/`)),
         `refused rebind.test (127.0.0.1): a loopback address; ${notAllowed}`,

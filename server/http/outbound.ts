@@ -110,6 +110,51 @@ export async function outboundAddress(
   return addresses[0]!;
 }
 
+/** Idle connections are closed after this long (below the 5 s keep-alive of common servers). */
+const IDLE_MS = 4000;
+/** Agents kept, one per way of judging addresses: few exist (allowed or not, tests' resolvers). */
+const MAX_AGENTS = 8;
+const agents = new Map<string, http.Agent>();
+
+/**
+ * Keep-alive agents, one per way of judging addresses: a connection is looked up and checked when it
+ * is opened (by the agent's lookup), so a connection kept for reuse goes to an address that was
+ * checked, and one opened where private addresses are allowed never serves a request where they are
+ * not. Reusing connections spares a connect per message when a burst of incidents goes out.
+ */
+function agentFor(secure: boolean, request: OutboundRequest, judge: Judge): http.Agent {
+  const key = [
+    secure,
+    request.allowPrivate,
+    request.publicAddresses?.join(',') ?? '',
+    request.dnsServers?.join(',') ?? '',
+  ].join('|');
+  let agent = agents.get(key);
+  if (!agent) {
+    if (agents.size >= MAX_AGENTS) {
+      const [oldKey, old] = agents.entries().next().value!;
+      agents.delete(oldKey);
+      old.destroy();
+    }
+    const options = {
+      keepAlive: true,
+      maxFreeSockets: 8,
+      timeout: IDLE_MS,
+      lookup: lookupRefusing(request.dnsServers, refusedAnswer(judge)),
+    };
+    agent = secure ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/** Closes the idle connections kept for reuse (at the server's stop); the next request connects afresh. */
+export function closeIdleConnections(): void {
+  for (const agent of agents.values())
+    for (const sockets of Object.values(agent.freeSockets))
+      for (const socket of sockets ?? []) socket.destroy();
+}
+
 /** Headers that carry credentials: not sent on to another origin by a redirect. */
 const credentialHeaders = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
@@ -173,9 +218,7 @@ function once(
     const req = send(url, {
       method,
       headers,
-      // One connection per request: each is looked up (and checked) afresh, none is reused.
-      agent: false,
-      lookup: lookupRefusing(request.dnsServers, refusedAnswer(judge)),
+      agent: agentFor(url.protocol === 'https:', request, judge),
       signal,
     });
     req.on('error', reject);

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { closeIdleConnections } from '../http/outbound.ts';
 import { registerChannels } from './channel-routes.ts';
 import { defaultApiBases, type Reach } from './channels/kind.ts';
 import type { NotifyOptions } from './options.ts';
@@ -37,6 +38,7 @@ export function createNotify(deps: Deps, options: NotifyOptions = {}) {
     async stop() {
       await reminders.stop();
       await sender.stop();
+      closeIdleConnections();
     },
   };
   return { feature };

@@ -13,7 +13,7 @@ const INCIDENTS = Number(process.env.BENCH_NOTIFY_INCIDENTS ?? 1000);
 const CHANNELS = 5;
 
 type Arrival = { incident: string; at: number };
-type FromReceivers = { ports: number[] } | { done: true } | { arrivals: Arrival[] };
+type FromReceivers = { urls: string[] } | { done: true } | { arrivals: Arrival[] };
 
 /**
  * Notifications under a burst: 1,000 checks of 1,000 services go down at once, opening 1,000
@@ -35,9 +35,9 @@ export const benchmark: Benchmark = {
     const next = () =>
       new Promise<FromReceivers>((resolve) => receivers.once('message', (m) => resolve(m as FromReceivers)));
     const hello = await next();
-    if (!('ports' in hello)) throw new Error('the receivers did not start');
-    const alerts = hello.ports.map((port, i) =>
-      webhookAlert(i, `hook-${i}`, `http://127.0.0.1:${port}/`, 'a signing secret for the bench'),
+    if (!('urls' in hello)) throw new Error('the receivers did not start');
+    const alerts = hello.urls.map((url, i) =>
+      webhookAlert(i, `hook-${i}`, `${url}/`, 'a signing secret for the bench'),
     );
     const { dir, remove } = tempDir('mon-bench-');
     const admin: Principal = { kind: 'token', tokenId: 'bench', scope: 'write', label: 'bench' };

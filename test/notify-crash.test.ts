@@ -4,7 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { webhookReceiver } from '../server/notify/testkit.ts';
+import { startReceiver } from '../server/http/fixtures/receiver.ts';
+import type { WebhookPayload } from '../server/notify/channels/webhook.ts';
+import { verifyWebhook } from '../server/notify/testkit.ts';
 import { tempDir, within } from '../server/testing.ts';
 import { startServerProcess } from './server-process.ts';
 
@@ -16,13 +18,13 @@ import { startServerProcess } from './server-process.ts';
 test('a notification in flight at a SIGKILL is delivered after the restart, with the same webhook-id', async (t) => {
   const data = tempDir();
   const secret = `whsec_${Buffer.from('a signing key for the crash test').toString('base64')}`;
-  const receiver = await webhookReceiver({ '/hook': secret });
+  const receiver = await startReceiver<WebhookPayload>();
   t.after(async () => {
     await receiver.close();
     data.remove();
   });
   // The first request is never answered: its send is in flight when the server dies.
-  receiver.answer((_r, n) => (n === 1 ? new Promise(() => {}) : { status: 200 }));
+  receiver.answer = (_r, n) => (n === 1 ? new Promise(() => {}) : { status: 200 });
   const token = `btp_${'c'.repeat(32)}`;
   writeFileSync(
     join(data.dir, 'mon.toml'),
@@ -55,7 +57,7 @@ allow_private = true
     const ping = await fetch(`${first.address}/ping/${token}/fail`, { method: 'POST' });
     assert.equal(ping.status, 200, await ping.text());
   }
-  await within(10_000, 'the send is in flight', () => receiver.requests.length === 1);
+  await within(10_000, 'the send is in flight', () => receiver.received.length === 1);
   const [row] = outbox();
   assert.equal(row?.change, 'opened');
   assert.equal(row?.state, 'due', 'committed and not yet sent');
@@ -63,15 +65,15 @@ allow_private = true
   await once(first.child, 'exit');
 
   const second = await startServerProcess(env);
-  await within(10_000, 'the notification arrives after the restart', () => receiver.requests.length === 2);
-  const [lost, delivered] = receiver.requests;
+  await within(10_000, 'the notification arrives after the restart', () => receiver.received.length === 2);
+  const [lost, delivered] = receiver.received;
   assert.equal(delivered?.headers['webhook-id'], row?.message_id, 'the same webhook-id');
   assert.equal(delivered?.headers['webhook-id'], lost?.headers['webhook-id']);
   assert.equal(delivered?.body, lost?.body, 'the same message');
-  assert.equal(delivered?.verified, true);
+  assert.ok(delivered && verifyWebhook(secret, delivered), 'signed with the secret');
   assert.equal(delivered?.json.type, 'incident.opened');
   await within(10_000, 'and is recorded as sent', () => outbox()[0]?.state === 'sent');
   second.child.kill('SIGTERM');
   await once(second.child, 'exit');
-  assert.equal(receiver.requests.length, 2, 'sent once more, no more');
+  assert.equal(receiver.received.length, 2, 'sent once more, no more');
 });

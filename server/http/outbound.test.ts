@@ -48,12 +48,12 @@ describe('outbound requests', () => {
   let insidePort = 0;
   before(async () => {
     diagnostics.subscribe('net.client.socket', onSocket as diagnostics.ChannelListener);
-    inside = await startReceiver('127.0.0.1');
+    inside = await startReceiver();
     insidePort = Number(new URL(inside.url).port);
-    outside = await startReceiver(publicStandIn);
-    outsideToo = await startReceiver(publicStandIn);
+    outside = await startReceiver({ host: publicStandIn });
+    outsideToo = await startReceiver({ host: publicStandIn });
     outside.answer = (request) => {
-      const to = new URL(request.url, 'http://x').searchParams.get('to');
+      const to = request.query.get('to');
       return to ? { status: 302, headers: { location: to } } : { status: 200, body: 'outside' };
     };
     let rebinds = 0;
@@ -108,7 +108,7 @@ describe('outbound requests', () => {
   });
 
   test('with allowPrivate the same addresses are reached', async () => {
-    const v6 = await startReceiver('::1');
+    const v6 = await startReceiver({ host: '::1' });
     try {
       for (const url of [
         `${inside.url}/a`,

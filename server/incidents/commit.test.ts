@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncidentChange } from '../events.ts';
-import { webhookAlert, webhookReceiver } from '../notify/testkit.ts';
+import { startReceiver } from '../http/fixtures/receiver.ts';
+import { webhookAlert } from '../notify/testkit.ts';
 import { int, scalar } from '../store/rows.ts';
 import { within } from '../testing.ts';
 import { incidentServer } from './testkit.ts';
@@ -12,7 +13,7 @@ import { incidentServer } from './testkit.ts';
  */
 
 test('the outbox rows of an incident change commit with the check result, and roll back with it', async (t) => {
-  const receiver = await webhookReceiver();
+  const receiver = await startReceiver();
   const kit = await incidentServer([], {
     alerts: [webhookAlert(0, 'ops', `${receiver.url}/ops`), webhookAlert(1, 'dev', `${receiver.url}/dev`)],
   });
@@ -43,7 +44,7 @@ test('the outbox rows of an incident change commit with the check result, and ro
   assert.equal(count('SELECT count(*) AS n FROM outbox'), 0, 'and its notifications');
   assert.equal(count('SELECT count(*) AS n FROM check_runs'), 1, 'and the run that caused it');
   assert.equal(kit.engine.get(home)!.rec.state.status, 'unknown', 'memory too');
-  assert.equal(receiver.requests.length, 0, 'nothing was sent');
+  assert.equal(receiver.received.length, 0, 'nothing was sent');
 
   refuse = false;
   await kit.run(home, 'down');
@@ -60,7 +61,7 @@ test('the outbox rows of an incident change commit with the check result, and ro
       { incident: incident!.id, channel: 'dev', change: 'opened' },
     ],
   );
-  await within(5000, 'both are sent', () => receiver.requests.length === 2);
+  await within(5000, 'both are sent', () => receiver.received.length === 2);
   assert.deepEqual(received[0], {
     type: 'incident.change',
     incidentId: incident!.id,

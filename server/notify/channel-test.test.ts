@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChannelBody, ChannelTestResult } from '../../protocol/notify.ts';
+import { startReceiver } from '../http/fixtures/receiver.ts';
 import { memoryLog, within } from '../testing.ts';
-import { channelServer, startReceiver } from './channel-testkit.ts';
+import { channelServer } from './channel-testkit.ts';
 import type { WebhookPayload } from './channels/webhook.ts';
 
 /**
@@ -11,13 +12,14 @@ import type { WebhookPayload } from './channels/webhook.ts';
  */
 
 test('the test button sends a test message to a panel channel and to a file channel', async (t) => {
-  const receiver = await startReceiver();
+  const receiver = await startReceiver<WebhookPayload>();
   t.after(() => receiver.close());
   const s = await channelServer(
-    `[server]\nurl = "https://mon.example.com"\n\n[[alert]]\nname = "file-hook"\ntype = "webhook"\nurl = "${receiver.url}?from=file"\nallow_private = true\n`,
+    `[server]\nurl = "https://mon.example.com"\n\n[[alert]]\nname = "file-hook"\ntype = "webhook"\nurl = "${receiver.url}/hook?from=file"\nallow_private = true\n`,
   );
   t.after(() => s.dispose());
-  const hook: ChannelBody = { name: 'hook', kind: 'webhook', url: receiver.url, allowPrivate: true };
+  const url = `${receiver.url}/hook`;
+  const hook: ChannelBody = { name: 'hook', kind: 'webhook', url, allowPrivate: true };
   assert.equal((await s.call('write', 'POST', '/api/v1/channels', hook)).status, 201);
 
   // With [server] url set, a browser's write must come from it: a token is simpler here.
@@ -32,7 +34,7 @@ test('the test button sends a test message to a panel channel and to a file chan
   assert.equal(receiver.received.length, 1);
   const [first] = receiver.received;
   assert.equal(first?.method, 'POST');
-  const payload = JSON.parse(first!.body) as WebhookPayload;
+  const payload = first!.json;
   assert.equal(payload.type, 'test');
   assert.match(payload.data.incident.title, /^Test message from mon/);
   assert.equal(payload.data.incident.url, 'https://mon.example.com/settings/channels');
@@ -51,7 +53,12 @@ test('a private address is refused unless the channel allows it; the receiver ge
   t.after(() => receiver.close());
   const s = await channelServer();
   t.after(() => s.dispose());
-  const hook: ChannelBody = { name: 'hook', kind: 'webhook', url: receiver.url, allowPrivate: false };
+  const hook: ChannelBody = {
+    name: 'hook',
+    kind: 'webhook',
+    url: `${receiver.url}/hook`,
+    allowPrivate: false,
+  };
   await s.call('write', 'POST', '/api/v1/channels', hook);
   const result = (await s.call('write', 'POST', '/api/v1/channels/hook/test')).body as ChannelTestResult;
   assert.equal(result.delivered, false);
@@ -66,12 +73,14 @@ test('a private address is refused unless the channel allows it; the receiver ge
 test('a receiver that refuses: its status and answer, never the secret; the log holds no secret', async (t) => {
   const secret = 'whsec-signing-secret-value';
   // A receiver that says back what it was given, secret included.
-  const receiver = await startReceiver({ status: 401, body: `bad signature for key ${secret}` });
+  const receiver = await startReceiver();
   t.after(() => receiver.close());
+  receiver.answer = () => ({ status: 401, body: `bad signature for key ${secret}` });
   const memory = memoryLog();
   const s = await channelServer('', { log: memory.log });
   t.after(() => s.dispose());
-  const hook: ChannelBody = { name: 'hook', kind: 'webhook', url: receiver.url, secret, allowPrivate: true };
+  const url = `${receiver.url}/hook`;
+  const hook: ChannelBody = { name: 'hook', kind: 'webhook', url, secret, allowPrivate: true };
   await s.call('write', 'POST', '/api/v1/channels', hook);
   const res = await s.call('write', 'POST', '/api/v1/channels/hook/test');
   const result = res.body as ChannelTestResult;
@@ -91,10 +100,10 @@ test('one test at a time: a second while one is waiting for its receiver gets 42
   await s.call('write', 'POST', '/api/v1/channels', {
     name: 'hook',
     kind: 'webhook',
-    url: receiver.url,
+    url: `${receiver.url}/hook`,
     allowPrivate: true,
   } satisfies ChannelBody);
-  receiver.hold();
+  const release = receiver.hold();
   const first = s.call('write', 'POST', '/api/v1/channels/hook/test');
   await within(5000, 'the first test reaches the receiver', () => receiver.received.length === 1);
 
@@ -106,7 +115,7 @@ test('one test at a time: a second while one is waiting for its receiver gets 42
   assert.match(second.body.detail, /another channel test is running/);
   assert.equal(receiver.received.length, 1, 'the second sent nothing');
 
-  receiver.release();
+  release();
   assert.equal(((await first).body as ChannelTestResult).delivered, true);
   const third = await s.call('write', 'POST', '/api/v1/channels/hook/test');
   assert.equal(third.status, 200, 'free again once the first is done');

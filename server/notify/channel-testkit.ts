@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { type AuthTestServer, authTestServer, browser } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
@@ -58,50 +57,5 @@ export async function channelServer(mon = '', options: { log?: Log } = {}): Prom
       await server.dispose();
       data.remove();
     },
-  };
-}
-
-export type Received = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
-
-/**
- * A loopback HTTP receiver that records what arrives and answers `status` with `body`. `hold()` keeps
- * the answers back until `release()`.
- */
-export async function startReceiver(answer: { status: number; body: string } = { status: 200, body: 'ok' }) {
-  const received: Received[] = [];
-  let held: (() => void)[] | null = null;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-      });
-      const send = () => res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
-      if (held) held.push(send);
-      else send();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    hold() {
-      held = [];
-    },
-    release() {
-      const waiting = held ?? [];
-      held = null;
-      for (const send of waiting) send();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }

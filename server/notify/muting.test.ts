@@ -57,14 +57,14 @@ test("a silence of an incident's host mutes what happens while it holds; the res
     [['opened', 'muted', 'b1b1b1b1b1b1b1b1', null]],
     'held by the silence of its host, not by that of another service',
   );
-  assert.equal(receiver.requests.length, 0);
+  assert.equal(receiver.received.length, 0);
   assert.equal(await kit.outboxDue(), 0);
 
   await clock.advance(30 * MIN);
   await kit.recover(home);
   await kit.settled('the resolution is sent', () => kit.outbox()[1]?.state === 'sent');
   assert.deepEqual(
-    receiver.requests.map((r) => r.json.type),
+    receiver.received.map((r) => r.json.type),
     ['incident.resolved'],
   );
   const read = await kit.read(incident!.id);
@@ -101,7 +101,7 @@ test('an incident opened in maintenance notifies nobody, even after the window e
   );
   await kit.recover(home);
   await pause();
-  assert.equal(receiver.requests.length, 0);
+  assert.equal(receiver.received.length, 0);
   assert.deepEqual(
     (await kit.read(incident!.id)).deliveries.map((d) => [d.channel, d.change, d.state, d.heldBy]),
     [

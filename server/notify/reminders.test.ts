@@ -22,31 +22,31 @@ test('an hour after opening, each channel is reminded; acknowledging stops remin
   await kit.fail(await kit.check('home', 'shop'));
   const [incident] = await kit.list();
   const opened = incident!.startedAt;
-  await kit.settled('the opening is sent', () => receiver.requests.length === 2);
+  await kit.settled('the opening is sent', () => receiver.received.length === 2);
 
   await clock.advance(opened + HOUR - 1 - clock.now());
   await pause();
-  assert.equal(receiver.requests.length, 2, 'not before the hour');
+  assert.equal(receiver.received.length, 2, 'not before the hour');
   await clock.advance(1);
-  await kit.settled('each channel is reminded', () => receiver.requests.length === 4);
+  await kit.settled('each channel is reminded', () => receiver.received.length === 4);
   assert.deepEqual(
-    receiver.requests.slice(2).map((r) => [r.path, r.json.type]),
+    receiver.received.slice(2).map((r) => [r.path, r.json.type]),
     [
       ['/ops', 'incident.reminder'],
       ['/dev', 'incident.reminder'],
     ],
   );
-  assert.equal(receiver.requests[2]?.json.data.summary, 'Still open, not acknowledged: shop: home down');
+  assert.equal(receiver.received[2]?.json.data.summary, 'Still open, not acknowledged: shop: home down');
 
   await clock.advance(HOUR);
-  await kit.settled('and again an hour later', () => receiver.requests.length === 6);
+  await kit.settled('and again an hour later', () => receiver.received.length === 6);
 
   assert.equal((await kit.inject('POST', `/api/v1/incidents/${incident!.id}/ack`)).status, 204);
-  await kit.settled('the acknowledgement is sent', () => receiver.requests.length === 8);
+  await kit.settled('the acknowledgement is sent', () => receiver.received.length === 8);
   await clock.advance(3 * HOUR);
   await pause();
   assert.deepEqual(
-    receiver.requests.slice(6).map((r) => r.json.type),
+    receiver.received.slice(6).map((r) => r.json.type),
     ['incident.acknowledged', 'incident.acknowledged'],
     'no reminder after the acknowledgement',
   );
@@ -63,9 +63,9 @@ test('remind_every sets the interval; "off" sends none; an incident in maintenan
   t.after(() => kit.dispose());
   const { clock, receiver } = kit;
   await kit.fail(await kit.check('home', 'shop'));
-  await kit.settled('the opening is sent', () => receiver.requests.length === 2);
+  await kit.settled('the opening is sent', () => receiver.received.length === 2);
   await clock.advance(30 * MIN);
-  await kit.settled('reminded after 30 minutes', () => receiver.requests.length === 4);
+  await kit.settled('reminded after 30 minutes', () => receiver.received.length === 4);
 
   const off = loadConfigText('[notify]\nremind_every = "off"\n', { env: {} });
   assert.ok(off.ok);
@@ -73,7 +73,7 @@ test('remind_every sets the interval; "off" sends none; an incident in maintenan
   kit.config.reload({ notify: off.config.notify });
   await clock.advance(2 * HOUR);
   await pause();
-  assert.equal(receiver.requests.length, 4, 'off: no reminder');
+  assert.equal(receiver.received.length, 4, 'off: no reminder');
 
   kit.config.reload({ notify: every.config.notify });
   const [incident] = await kit.list();
@@ -82,7 +82,7 @@ test('remind_every sets the interval; "off" sends none; an incident in maintenan
   );
   await clock.advance(2 * HOUR);
   await pause();
-  assert.equal(receiver.requests.length, 4, 'in maintenance: no reminder');
+  assert.equal(receiver.received.length, 4, 'in maintenance: no reminder');
 });
 
 test('a silence mutes reminders like any notification', async (t) => {
@@ -90,7 +90,7 @@ test('a silence mutes reminders like any notification', async (t) => {
   t.after(() => kit.dispose());
   const { clock, receiver } = kit;
   await kit.fail(await kit.check('home', 'shop'));
-  await kit.settled('the opening is sent', () => receiver.requests.length === 2);
+  await kit.settled('the opening is sent', () => receiver.received.length === 2);
   const now = clock.now();
   await kit.server.deps.store.writer.run((db) =>
     statement(
@@ -101,7 +101,7 @@ test('a silence mutes reminders like any notification', async (t) => {
   );
   await clock.advance(HOUR);
   await pause();
-  assert.equal(receiver.requests.length, 2);
+  assert.equal(receiver.received.length, 2);
   assert.deepEqual(
     kit
       .outbox()

@@ -11,16 +11,13 @@ import { deliveryServer, webhookAlert } from './testkit.ts';
  */
 
 test('a stop aborts the send in flight; the next start sends it again with the same webhook-id', async (t) => {
-  let release: (() => void) | null = null;
   const first = await deliveryServer((url) => [webhookAlert(0, 'ops', `${url}/ops`)]);
-  // The first request is held open: it is in flight when the server stops.
-  first.receiver.answer((_r, n) =>
-    n === 1 ? new Promise((resolve) => (release = () => resolve({ status: 200 }))) : { status: 200 },
-  );
+  // The request is held open: it is in flight when the server stops.
+  const release = first.receiver.hold();
   await first.fail(await first.check('home', 'shop'));
-  await first.settled('the send is in flight', () => first.receiver.requests.length === 1);
+  await first.settled('the send is in flight', () => first.receiver.received.length === 1);
   await first.server.close();
-  (release as (() => void) | null)?.();
+  release();
   const db = new DatabaseSync(join(first.server.dataDir, 'mon.db'), { readOnly: true });
   const row = db.prepare('SELECT message_id, state, attempts FROM outbox').get();
   db.close();
@@ -34,7 +31,7 @@ test('a stop aborts the send in flight; the next start sends it again with the s
   });
   t.after(() => second.dispose());
   await second.settled('sent after the start', () => second.outbox()[0]?.state === 'sent');
-  const [again] = second.receiver.requests;
+  const [again] = second.receiver.received;
   assert.equal(again?.headers['webhook-id'], row?.message_id, 'the same webhook-id');
   assert.equal(again?.json.type, 'incident.opened');
   assert.equal(second.outbox()[0]?.attempts, 1);

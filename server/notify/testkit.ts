@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ChannelKind } from '../../protocol/notify.ts';
 import type { FakeClock } from '../clock.ts';
 import type { FileService } from '../config/core.ts';
 import type { LiveConfig } from '../config/service.ts';
+import { type Received, startReceiver } from '../http/fixtures/receiver.ts';
 import { incidentServer } from '../incidents/testkit.ts';
 import { all, int, mapper, nullable, text } from '../store/rows.ts';
 import { within } from '../testing.ts';
@@ -13,29 +12,16 @@ import type { WebhookPayload } from './channels/webhook.ts';
 import type { FileAlert } from './config.ts';
 
 /**
- * Test helpers of notifications: a real loopback receiver of webhook requests that checks signatures
- * with its own code (as a user's receiver would, docs/notifications.md), and `[[alert]]` channels.
+ * Test helpers of notifications: the check a user's webhook receiver makes of signatures, with its own
+ * code (docs/notifications.md), `[[alert]]` channels, and a test server that delivers to a loopback
+ * receiver.
  */
-
-/** A request the receiver got. `verified`: its signature checked out (null: no secret to check it with). */
-export type Received = {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** The parsed body (webhook requests are JSON). */
-  json: WebhookPayload;
-  /** When it arrived (wall clock, ms). */
-  at: number;
-  verified: boolean | null;
-};
-
-export type Answer = { status: number; headers?: Record<string, string>; body?: string };
 
 /**
  * Verifies a Standard Webhooks signature: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
  * with the secret's key (base64 after `whsec_`, else its bytes), a timestamp within 5 minutes of now.
  */
-export function verifyWebhook(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+export function verifyWebhook(secret: string, { headers, body }: Received): boolean {
   const id = String(headers['webhook-id'] ?? '');
   const timestamp = Number(headers['webhook-timestamp']);
   const signatures = String(headers['webhook-signature'] ?? '').split(' ');
@@ -49,59 +35,6 @@ export function verifyWebhook(secret: string, headers: IncomingHttpHeaders, body
     return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
   });
 }
-
-/**
- * A webhook receiver on loopback. `answer` decides each reply (200 by default) and may wait (a
- * request held in flight); `secrets` by path verify signatures.
- */
-export async function webhookReceiver(secrets: Record<string, string> = {}) {
-  const requests: Received[] = [];
-  const state = {
-    answer: (_r: Received, _n: number): Answer | Promise<Answer> => ({ status: 200 }),
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const path = req.url ?? '/';
-      const secret = secrets[path];
-      const received: Received = {
-        path,
-        headers: req.headers,
-        body,
-        json: JSON.parse(body) as WebhookPayload,
-        at: Date.now(),
-        verified: secret === undefined ? null : verifyWebhook(secret, req.headers, body),
-      };
-      requests.push(received);
-      void Promise.resolve(state.answer(received, requests.length)).then((a) => {
-        if (res.destroyed) return;
-        res.writeHead(a.status, a.headers);
-        res.end(a.body ?? '');
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    /** Sets how the receiver answers from now on. */
-    answer(fn: (r: Received, n: number) => Answer | Promise<Answer>) {
-      state.answer = fn;
-    },
-    /** Requests to `path`. */
-    to: (path: string) => requests.filter((r) => r.path === path),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-export type Receiver = Awaited<ReturnType<typeof webhookReceiver>>;
 
 /** An `[[alert]]` channel of mon.toml as the loader gives it. */
 export function fileAlert(
@@ -151,14 +84,13 @@ const outboxRow = mapper({
 export async function deliveryServer(
   alerts: (receiverUrl: string) => FileAlert[],
   options: {
-    secrets?: Record<string, string>;
     services?: FileService[];
     config?: Partial<LiveConfig>;
     clock?: FakeClock;
     dataDir?: string;
   } = {},
 ) {
-  const receiver = await webhookReceiver(options.secrets);
+  const receiver = await startReceiver<WebhookPayload>();
   const kit = await incidentServer(
     options.services ?? [],
     {

@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import type { ConfigExport } from '../../protocol/config.ts';
 import { exportConfig } from '../config/export.ts';
 import { loadConfigText } from '../config/load.ts';
+import { startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
-import { quietSpell, startReceiver, T0, watchdogServer } from './testkit.ts';
+import { quietSpell, T0, watchdogServer } from './testkit.ts';
 
 /** `[watchdog]` of mon.toml: its keys, its export, and the targets it sets, which the API cannot change. */
 
@@ -105,11 +106,11 @@ test('targets of mon.toml are sent to from the start, read as managed, and PUT a
       '[watchdog]',
       'every = "30s"',
       '[watchdog.edge]',
-      `url = "${receiver.url('/edge')}"`,
+      `url = "${receiver.url}/edge"`,
       'token = "${EDGE_TOKEN}"',
       'allow_private = true',
       '[watchdog.heartbeat]',
-      `url = "${receiver.url('/ping/${PING_ID}')}"`,
+      `url = "${receiver.url}/ping/\${PING_ID}"`,
       'allow_private = true',
     ].join('\n'),
   );
@@ -122,7 +123,7 @@ test('targets of mon.toml are sent to from the start, read as managed, and PUT a
   });
 
   await receiver.arrived(2);
-  const byPath = new Map(receiver.requests.map((r) => [r.path, r]));
+  const byPath = new Map(receiver.received.map((r) => [r.url, r]));
   assert.equal(byPath.get('/edge')?.headers.authorization, 'Bearer edge-token-from-env');
   assert.equal(byPath.get('/ping/ping-id-from-env')?.method, 'GET');
   const read = await readUntil(
@@ -131,7 +132,7 @@ test('targets of mon.toml are sent to from the start, read as managed, and PUT a
   );
   assert.deepEqual(read, {
     edge: {
-      address: receiver.url('/edge'),
+      address: `${receiver.url}/edge`,
       managed: true,
       allowPrivate: true,
       lastSentAt: T0,
@@ -149,7 +150,7 @@ test('targets of mon.toml are sent to from the start, read as managed, and PUT a
     everyMs: 30_000,
   });
 
-  const body = { url: receiver.url('/other'), token: 'api-token', allowPrivate: true };
+  const body = { url: `${receiver.url}/other`, token: 'api-token', allowPrivate: true };
   for (const [method, path, detail] of [
     ['PUT', '/watchdog/edge', 'set by [watchdog.edge] of mon.toml: change it there'],
     ['DELETE', '/watchdog/edge', 'set by [watchdog.edge] of mon.toml: change it there'],
@@ -165,7 +166,7 @@ test('targets of mon.toml are sent to from the start, read as managed, and PUT a
   // The file's interval.
   await clock.advance(30_000);
   await receiver.arrived(4);
-  assert.ok(!receiver.requests.some((r) => r.path === '/other'));
+  assert.ok(!receiver.received.some((r) => r.url === '/other'));
 
   // The export names the variables, never their values.
   const exported = (await inject('GET', '/config/export')).json() as unknown as ConfigExport;
@@ -186,41 +187,41 @@ test('a reload follows the file: its target replaces the one set by the API, and
     remove();
   });
   const edgeTable = (path: string, token: string) =>
-    `[watchdog.edge]\nurl = "${receiver.url(path)}"\ntoken = "${token}"\nallow_private = true\n`;
+    `[watchdog.edge]\nurl = "${receiver.url}${path}"\ntoken = "${token}"\nallow_private = true\n`;
 
   await inject('PUT', '/watchdog/edge', {
-    url: receiver.url('/api-edge'),
+    url: `${receiver.url}/api-edge`,
     token: 'api-token',
     allowPrivate: true,
   });
   await receiver.arrived(1);
-  receiver.answer(500);
+  receiver.answer = () => ({ status: 500 });
   await clock.advance(60_000);
   await readUntil('the API target failing', (r) => r.edge?.lastError !== null);
 
   // The file takes the edge over: sent at once, a new state.
-  receiver.answer(200);
+  receiver.answer = () => ({ status: 200 });
   writeFileSync(configPath, edgeTable('/file-edge', 'file-token-1'));
   server.deps.config.reload();
   await receiver.arrived(3);
-  assert.equal(receiver.requests[2]!.path, '/file-edge');
-  assert.equal(receiver.requests[2]!.headers.authorization, 'Bearer file-token-1');
+  assert.equal(receiver.received[2]!.url, '/file-edge');
+  assert.equal(receiver.received[2]!.headers.authorization, 'Bearer file-token-1');
   let shown = await readUntil(
     'the file target sent',
     (r) => r.edge?.managed === true && r.edge.lastSentAt !== null,
   );
-  assert.equal(shown.edge?.address, receiver.url('/file-edge'));
+  assert.equal(shown.edge?.address, `${receiver.url}/file-edge`);
   assert.equal(shown.edge?.lastError, null);
 
   // A new token in the file: sent at once with it. The same file again: nothing new.
   writeFileSync(configPath, edgeTable('/file-edge', 'file-token-2'));
   server.deps.config.reload();
   await receiver.arrived(4);
-  assert.equal(receiver.requests[3]!.headers.authorization, 'Bearer file-token-2');
+  assert.equal(receiver.received[3]!.headers.authorization, 'Bearer file-token-2');
   writeFileSync(configPath, `# unchanged\n${edgeTable('/file-edge', 'file-token-2')}`);
   server.deps.config.reload();
   await quietSpell();
-  assert.equal(receiver.requests.length, 4);
+  assert.equal(receiver.received.length, 4);
 
   // Out of the file: the edge is gone (the API's was replaced), nothing more is sent.
   writeFileSync(configPath, '');
@@ -228,11 +229,11 @@ test('a reload follows the file: its target replaces the one set by the API, and
   shown = await readUntil('the edge gone', (r) => r.edge === null);
   await clock.advance(5 * 60_000);
   await quietSpell();
-  assert.equal(receiver.requests.length, 4);
+  assert.equal(receiver.received.length, 4);
   assert.equal(
     (
       await inject('PUT', '/watchdog/edge', {
-        url: receiver.url('/api-edge'),
+        url: `${receiver.url}/api-edge`,
         token: null,
         allowPrivate: true,
       })

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { authTestServer, browser } from '../auth/test-helpers.ts';
-import { quietSpell, startReceiver, watchdogServer } from './testkit.ts';
+import { startReceiver } from '../http/fixtures/receiver.ts';
+import { quietSpell, watchdogServer } from './testkit.ts';
 
 /** The watchdog routes' answers to bad bodies and to each kind of caller. */
 
@@ -12,7 +13,7 @@ test('each bad field of a PUT is a 422 naming it, and changes nothing', async (t
     await server.dispose();
     await edge.close();
   });
-  const url = edge.url('/beat');
+  const url = `${edge.url}/beat`;
   const cases: [string, unknown, string][] = [
     ['/watchdog/edge', { token: 'tok-1', allowPrivate: true }, 'url: required'],
     ['/watchdog/edge', { url: '', token: 'tok-1', allowPrivate: true }, 'url: must not be empty'],
@@ -64,7 +65,7 @@ test('each bad field of a PUT is a 422 naming it, and changes nothing', async (t
   assert.equal(notJson.statusCode, 400);
   assert.deepEqual(await read(), { edge: null, heartbeat: null, everyMs: 60_000 });
   await quietSpell();
-  assert.equal(edge.requests.length, 0);
+  assert.equal(edge.received.length, 0);
 });
 
 test('reading takes a read token or any session; changing takes a write token or an admin', async (t) => {
@@ -83,7 +84,7 @@ test('reading takes a read token or any session; changing takes a write token or
       method,
       url: `/api/v1/watchdog${path}`,
       headers,
-      ...(method === 'PUT' ? { payload: { url: ping.url('/p'), allowPrivate: true } } : {}),
+      ...(method === 'PUT' ? { payload: { url: `${ping.url}/p`, allowPrivate: true } } : {}),
     });
     return { status: res.statusCode, title: res.statusCode >= 400 ? res.json().title : null };
   };
@@ -111,7 +112,7 @@ test('reading takes a read token or any session; changing takes a write token or
     status: 403,
     title: 'only admins can do this',
   });
-  assert.equal(ping.requests.length, 0, 'a refused PUT sends nothing');
+  assert.equal(ping.received.length, 0, 'a refused PUT sends nothing');
 
   assert.equal((await call('PUT', '/heartbeat-url', bearer(writeToken))).status, 204);
   await ping.arrived(1);

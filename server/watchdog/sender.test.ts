@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startReceiver } from '../http/fixtures/receiver.ts';
 import { memoryLog } from '../testing.ts';
-import { quietSpell, startReceiver, T0, watchdogServer } from './testkit.ts';
+import { quietSpell, T0, watchdogServer } from './testkit.ts';
 
 /**
  * The watchdog's requests against real HTTP receivers on loopback (hence `allowPrivate: true`), on a
@@ -19,21 +20,21 @@ test('PUT /watchdog/edge sends a POST with the bearer token at once, then one ev
   });
 
   const put = await inject('PUT', '/watchdog/edge', {
-    url: edge.url('/beat'),
+    url: `${edge.url}/beat`,
     token: 'edge-token-1',
     allowPrivate: true,
   });
   assert.equal(put.status, 204, put.text);
   await edge.arrived(1);
-  const first = edge.requests[0]!;
+  const first = edge.received[0]!;
   assert.equal(first.method, 'POST');
-  assert.equal(first.path, '/beat');
+  assert.equal(first.url, '/beat');
   assert.equal(first.headers.authorization, 'Bearer edge-token-1');
   assert.equal(first.headers['content-type'], 'application/json');
   assert.deepEqual(JSON.parse(first.body), { service: 'mon', ts: T0, url: null });
   const read = await readUntil('the first request stored', (r) => r.edge?.lastSentAt === T0);
   assert.deepEqual(read.edge, {
-    address: edge.url('/beat'),
+    address: `${edge.url}/beat`,
     managed: false,
     allowPrivate: true,
     lastSentAt: T0,
@@ -45,10 +46,10 @@ test('PUT /watchdog/edge sends a POST with the bearer token at once, then one ev
 
   await clock.advance(MIN - 1000);
   await quietSpell();
-  assert.equal(edge.requests.length, 1, 'nothing before the minute is up');
+  assert.equal(edge.received.length, 1, 'nothing before the minute is up');
   await clock.advance(1000);
   await edge.arrived(2);
-  assert.deepEqual(JSON.parse(edge.requests[1]!.body), { service: 'mon', ts: T0 + MIN, url: null });
+  assert.deepEqual(JSON.parse(edge.received[1]!.body), { service: 'mon', ts: T0 + MIN, url: null });
   await readUntil('the second request stored', (r) => r.edge?.lastSentAt === T0 + MIN);
   await clock.advance(MIN);
   await edge.arrived(3);
@@ -62,25 +63,25 @@ test('lastError is set by a 500 and a refused connection, stays until a 200, whi
     await ping.close();
   });
 
-  ping.answer(500, () => 'database is down');
+  ping.answer = () => ({ status: 500, body: 'database is down' });
   assert.equal(
-    (await inject('PUT', '/watchdog/heartbeat-url', { url: ping.url('/ping/abc'), allowPrivate: true }))
+    (await inject('PUT', '/watchdog/heartbeat-url', { url: `${ping.url}/ping/abc`, allowPrivate: true }))
       .status,
     204,
   );
   await ping.arrived(1);
-  assert.equal(ping.requests[0]!.method, 'GET');
+  assert.equal(ping.received[0]!.method, 'GET');
   let read = await readUntil('the 500 stored', (r) => r.heartbeat?.lastErrorAt === T0);
   assert.equal(read.heartbeat?.lastError, 'the heartbeat URL answered 500: database is down');
   assert.equal(read.heartbeat?.lastSentAt, null);
 
   // Still failing a minute later: the error is the newest one, nothing was sent.
-  ping.answer(503, () => '');
+  ping.answer = () => ({ status: 503, body: '' });
   await clock.advance(MIN);
   read = await readUntil('the 503 stored', (r) => r.heartbeat?.lastErrorAt === T0 + MIN);
   assert.equal(read.heartbeat?.lastError, 'the heartbeat URL answered 503');
 
-  ping.answer(200);
+  ping.answer = () => ({ status: 200 });
   await clock.advance(MIN);
   read = await readUntil('the 200 stored', (r) => r.heartbeat?.lastSentAt === T0 + 2 * MIN);
   assert.equal(read.heartbeat?.lastError, null);
@@ -103,7 +104,7 @@ test('token: null keeps the stored token on the same host; a new host, or none s
   });
 
   const none = await inject('PUT', '/watchdog/edge', {
-    url: edge.url('/a'),
+    url: `${edge.url}/a`,
     token: null,
     allowPrivate: true,
   });
@@ -111,40 +112,40 @@ test('token: null keeps the stored token on the same host; a new host, or none s
   assert.equal(none.json().detail, 'token: required');
   assert.equal((await read()).edge, null);
 
-  await inject('PUT', '/watchdog/edge', { url: edge.url('/a'), token: 'first-token', allowPrivate: true });
+  await inject('PUT', '/watchdog/edge', { url: `${edge.url}/a`, token: 'first-token', allowPrivate: true });
   await edge.arrived(1);
   const kept = await inject('PUT', '/watchdog/edge', {
-    url: edge.url('/b'),
+    url: `${edge.url}/b`,
     token: null,
     allowPrivate: true,
   });
   assert.equal(kept.status, 204, kept.text);
   await edge.arrived(2);
-  assert.equal(edge.requests[1]!.path, '/b');
-  assert.equal(edge.requests[1]!.headers.authorization, 'Bearer first-token');
+  assert.equal(edge.received[1]!.url, '/b');
+  assert.equal(edge.received[1]!.headers.authorization, 'Bearer first-token');
   // An absent token is the same as null.
   assert.equal(
-    (await inject('PUT', '/watchdog/edge', { url: edge.url('/c'), allowPrivate: true })).status,
+    (await inject('PUT', '/watchdog/edge', { url: `${edge.url}/c`, allowPrivate: true })).status,
     204,
   );
   await edge.arrived(3);
-  assert.equal(edge.requests[2]!.headers.authorization, 'Bearer first-token');
+  assert.equal(edge.received[2]!.headers.authorization, 'Bearer first-token');
 
   // Sending the stored token to another host takes knowing it.
   const moved = await inject('PUT', '/watchdog/edge', {
-    url: other.url('/a'),
+    url: `${other.url}/a`,
     token: null,
     allowPrivate: true,
   });
   assert.equal(moved.status, 422);
   assert.equal(moved.json().detail, 'token: required when the URL moves to another host');
-  assert.equal((await read()).edge?.address, edge.url('/c'));
+  assert.equal((await read()).edge?.address, `${edge.url}/c`);
   await quietSpell();
-  assert.equal(other.requests.length, 0);
+  assert.equal(other.received.length, 0);
 
-  await inject('PUT', '/watchdog/edge', { url: other.url('/a'), token: 'second-token', allowPrivate: true });
+  await inject('PUT', '/watchdog/edge', { url: `${other.url}/a`, token: 'second-token', allowPrivate: true });
   await other.arrived(1);
-  assert.equal(other.requests[0]!.headers.authorization, 'Bearer second-token');
+  assert.equal(other.received[0]!.headers.authorization, 'Bearer second-token');
 });
 
 test('DELETE stops the requests and empties the read; deleting nothing is no error', async (t) => {
@@ -155,21 +156,21 @@ test('DELETE stops the requests and empties the read; deleting nothing is no err
     await ping.close();
   });
 
-  await inject('PUT', '/watchdog/heartbeat-url', { url: ping.url('/ping/x'), allowPrivate: true });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${ping.url}/ping/x`, allowPrivate: true });
   await ping.arrived(1);
   await readUntil('the first request stored', (r) => r.heartbeat?.lastSentAt === T0);
   assert.equal((await inject('DELETE', '/watchdog/heartbeat-url')).status, 204);
   assert.deepEqual(await read(), { edge: null, heartbeat: null, everyMs: MIN });
   await clock.advance(5 * MIN);
   await quietSpell();
-  assert.equal(ping.requests.length, 1);
+  assert.equal(ping.received.length, 1);
   assert.equal((await inject('DELETE', '/watchdog/heartbeat-url')).status, 204);
   assert.equal((await inject('DELETE', '/watchdog/edge')).status, 204);
 
   // Set again: a new start, sent at once.
-  await inject('PUT', '/watchdog/heartbeat-url', { url: ping.url('/ping/y'), allowPrivate: true });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${ping.url}/ping/y`, allowPrivate: true });
   await ping.arrived(2);
-  assert.equal(ping.requests[1]!.path, '/ping/y');
+  assert.equal(ping.received[1]!.url, '/ping/y');
 });
 
 test('a request to a target that was replaced meanwhile leaves no outcome on the new one', async (t) => {
@@ -180,13 +181,13 @@ test('a request to a target that was replaced meanwhile leaves no outcome on the
     await Promise.all([old.close(), next.close()]);
   });
 
-  old.answer(500, () => 'old target broken');
+  old.answer = () => ({ status: 500, body: 'old target broken' });
   old.hold();
   const releaseNext = next.hold();
-  await inject('PUT', '/watchdog/heartbeat-url', { url: old.url('/ping/old'), allowPrivate: true });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${old.url}/ping/old`, allowPrivate: true });
   await old.arrived(1);
   // The old request is still waiting for its answer when the target moves: it is given up, unstored.
-  await inject('PUT', '/watchdog/heartbeat-url', { url: next.url('/ping/new'), allowPrivate: true });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${next.url}/ping/new`, allowPrivate: true });
   await next.arrived(1);
   await quietSpell();
   assert.deepEqual((await read()).heartbeat, {
@@ -233,7 +234,7 @@ test('private addresses and plain http:// need allowPrivate; a name that resolve
     /^refused localhost \(.+\): a loopback address; allowPrivate/,
   );
   assert.equal(read.heartbeat?.lastSentAt, null);
-  assert.equal(ping.requests.length, 0);
+  assert.equal(ping.received.length, 0);
 });
 
 test('no token and no secret path in the read, the errors or the log, even when a receiver repeats them', async (t) => {
@@ -248,21 +249,21 @@ test('no token and no secret path in the read, the errors or the log, even when 
   const token = 'edge-secret-f00dfeed';
   const secretPath = '/ping/9f3c2b1a-secret-uuid';
 
-  edge.answer(401, (r) => `bad token in ${r.headers.authorization}`);
-  ping.answer(404, (r) => `no check at ${r.path}`);
+  edge.answer = (r) => ({ status: 401, body: `bad token in ${r.headers.authorization}` });
+  ping.answer = (r) => ({ status: 404, body: `no check at ${r.url}` });
   await inject('PUT', '/watchdog/edge', {
-    url: `${edge.url('/in')}?key=query-secret`,
+    url: `${edge.url}/in?key=query-secret`,
     token,
     allowPrivate: true,
   });
-  await inject('PUT', '/watchdog/heartbeat-url', { url: ping.url(secretPath), allowPrivate: true });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${ping.url}${secretPath}`, allowPrivate: true });
   await Promise.all([edge.arrived(1), ping.arrived(1)]);
-  assert.equal(edge.requests[0]!.path, '/in?key=query-secret');
-  assert.equal(ping.requests[0]!.path, secretPath);
+  assert.equal(edge.received[0]!.url, '/in?key=query-secret');
+  assert.equal(ping.received[0]!.url, secretPath);
   const shown = await readUntil('both errors stored', (r) => !!r.edge?.lastError && !!r.heartbeat?.lastError);
 
   assert.equal(shown.heartbeat?.address, ping.host);
-  assert.equal(shown.edge?.address, edge.url('/in'));
+  assert.equal(shown.edge?.address, `${edge.url}/in`);
   assert.equal(shown.edge?.lastError, 'the edge answered 401: bad token in Bearer …');
   assert.equal(shown.heartbeat?.lastError, 'the heartbeat URL answered 404: no check at …');
   const everything = JSON.stringify(await read()) + memory.text();
@@ -272,7 +273,7 @@ test('no token and no secret path in the read, the errors or the log, even when 
   // The failures are logged once each, by target and address.
   const warnings = memory.lines().filter((l) => l.message === 'a watchdog request failed');
   assert.deepEqual(warnings.map((l) => `${l.target} ${l.address}`).sort(), [
-    `edge ${edge.url('/in')}`,
+    `edge ${edge.url}/in`,
     `heartbeat ${ping.host}`,
   ]);
 });
@@ -281,7 +282,7 @@ test('a restart sends at once to the stored targets and keeps their state', asyn
   const ping = await startReceiver();
   const first = await watchdogServer();
   t.after(() => ping.close());
-  await first.inject('PUT', '/watchdog/heartbeat-url', { url: ping.url('/ping/r'), allowPrivate: true });
+  await first.inject('PUT', '/watchdog/heartbeat-url', { url: `${ping.url}/ping/r`, allowPrivate: true });
   await first.readUntil('the first request stored', (r) => r.heartbeat?.lastSentAt === T0);
   await first.server.close();
 
@@ -294,17 +295,12 @@ test('a restart sends at once to the stored targets and keeps their state', asyn
 });
 
 test('stopping the server aborts a request that gets no answer', async (t) => {
-  const { createServer } = await import('node:http');
   // A receiver that takes requests and never answers.
-  const silent = createServer(() => {});
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    silent.closeAllConnections();
-    silent.close();
-  });
-  const { port } = silent.address() as import('node:net').AddressInfo;
+  const silent = await startReceiver();
+  silent.answer = () => new Promise(() => {});
+  t.after(() => silent.close());
   const { server, inject } = await watchdogServer();
-  await inject('PUT', '/watchdog/heartbeat-url', { url: `http://127.0.0.1:${port}/`, allowPrivate: true });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${silent.url}/`, allowPrivate: true });
   const started = Date.now();
   await server.dispose();
   assert.ok(Date.now() - started < 5000, 'the stop did not wait for the 10 s request timeout');

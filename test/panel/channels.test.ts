@@ -5,8 +5,8 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type AuthTestServer, authTestServer } from '../../server/auth/test-helpers.ts';
 import { FakeClock } from '../../server/clock.ts';
+import { type Receiver, startReceiver } from '../../server/http/fixtures/receiver.ts';
 import { storedChannel } from '../../server/notify/channel-store.ts';
-import { startReceiver } from '../../server/notify/channel-testkit.ts';
 import { statement } from '../../server/store/statements.ts';
 import { tempDir } from '../../server/testing.ts';
 import {
@@ -31,7 +31,9 @@ const setupToken = 'setup-token-for-the-channel-pages';
 
 let browser: Browser;
 let server: AuthTestServer;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Receiver;
+/** The URL of the webhook channel made in the panel. */
+let hookUrl = '';
 let clock: FakeClock;
 let base = '';
 let admin: { name: string; value: string };
@@ -46,6 +48,7 @@ const sessionOf = (cookie: string) => {
 before(async () => {
   await ensurePanelBuilt();
   [browser, receiver] = await Promise.all([launchChromium(), startReceiver()]);
+  hookUrl = `${receiver.url}/hook`;
   const config = tempDir();
   removeConfig = config.remove;
   const configPath = join(config.dir, 'mon.toml');
@@ -92,7 +95,7 @@ test('an admin adds a webhook channel, tests it, changes it keeping its secret, 
     assert.equal(await page.locator('#new-channel-smtp').count(), 0);
     // A name of the kind mon gives unnamed [[alert]] tables is refused at its field.
     await page.locator('#new-channel-name').fill('webhook-2');
-    await page.locator('#new-channel-url').fill(receiver.url);
+    await page.locator('#new-channel-url').fill(hookUrl);
     await page.getByRole('button', { name: 'Add channel' }).click();
     await page.locator('#new-channel-name-error').waitFor();
     assert.match(
@@ -106,7 +109,7 @@ test('an admin adds a webhook channel, tests it, changes it keeping its secret, 
     await page.getByRole('button', { name: 'Add channel' }).click();
     const row = page.locator('tr[data-channel="hook"]');
     await row.waitFor();
-    assert.match(String(await row.textContent()), new RegExp(receiver.url.replace(/[.?]/g, '\\$&')));
+    assert.match(String(await row.textContent()), new RegExp(hookUrl.replace(/[.?]/g, '\\$&')));
     assert.equal(storedChannel(server.deps.store.read, 'hook')?.settings.secret, secret);
 
     await row.getByRole('button', { name: 'Test' }).click();
@@ -124,12 +127,12 @@ test('an admin adds a webhook channel, tests it, changes it keeping its secret, 
       String(await page.locator('#edit-hook-secret-hint').textContent()),
       /leave empty to keep it/,
     );
-    await page.locator('#edit-hook-url').fill(`${receiver.url}?v=2`);
+    await page.locator('#edit-hook-url').fill(`${hookUrl}?v=2`);
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'Change hook' }).waitFor({ state: 'detached' });
-    await row.getByText(`${receiver.url}?v=2`).waitFor();
+    await row.getByText(`${hookUrl}?v=2`).waitFor();
     const stored = storedChannel(server.deps.store.read, 'hook');
-    assert.deepEqual([stored?.settings.url, stored?.settings.secret], [`${receiver.url}?v=2`, secret]);
+    assert.deepEqual([stored?.settings.url, stored?.settings.secret], [`${hookUrl}?v=2`, secret]);
     assert.ok(!(await page.content()).includes(secret), 'the secret never reaches the page');
 
     await row.getByRole('button', { name: 'Remove' }).click();

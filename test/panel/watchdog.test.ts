@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { type Receiver, startReceiver } from '../../server/watchdog/testkit.ts';
+import { type Receiver, startReceiver } from '../../server/http/fixtures/receiver.ts';
 import {
   artifactPath,
   createAdmin,
@@ -35,8 +35,8 @@ let session: { name: string; value: string };
 before(async () => {
   await ensurePanelBuilt();
   [edge, ping] = await Promise.all([startReceiver(), startReceiver()]);
-  edge.answer(500, () => 'edge is unwell');
-  const toml = `[watchdog.edge]\nurl = "${edge.url('/mon')}"\ntoken = "\${EDGE_TOKEN}"\nallow_private = true\n`;
+  edge.answer = () => ({ status: 500, body: 'edge is unwell' });
+  const toml = `[watchdog.edge]\nurl = "${edge.url}/mon"\ntoken = "\${EDGE_TOKEN}"\nallow_private = true\n`;
   [mon, browser] = await Promise.all([
     startMon({ files: { 'mon.toml': toml }, env: { EDGE_TOKEN: edgeToken } }),
     launchChromium(),
@@ -59,24 +59,24 @@ test('an admin sets the heartbeat URL, sees its request go out, and removes it; 
 
     // The file's edge: its state, its error, no form.
     await edgeCard.getByText('set in mon.toml').waitFor();
-    await edgeCard.getByText(edge.url('/mon')).waitFor();
+    await edgeCard.getByText(`${edge.url}/mon`).waitFor();
     await edgeCard.getByText('the edge answered 500: edge is unwell').waitFor();
     assert.equal(await edgeCard.getByRole('button').count(), 0);
-    assert.equal(edge.requests[0]?.headers.authorization, `Bearer ${edgeToken}`);
+    assert.equal(edge.received[0]?.headers.authorization, `Bearer ${edgeToken}`);
 
     // A plain-http loopback URL needs private addresses allowed: the error shows at the field.
     await heartbeatCard.getByText('Not set.').waitFor();
-    await heartbeatCard.getByLabel('URL').fill(ping.url(secretPath));
+    await heartbeatCard.getByLabel('URL').fill(`${ping.url}${secretPath}`);
     await heartbeatCard.getByRole('button', { name: 'Set heartbeat URL' }).click();
     await heartbeatCard.getByText(/must be https:\/\/ \(plain http:\/\/ only with allowPrivate/).waitFor();
-    assert.equal(ping.requests.length, 0);
+    assert.equal(ping.received.length, 0);
 
     await heartbeatCard.getByLabel('Allow private addresses').check();
     await heartbeatCard.getByRole('button', { name: 'Set heartbeat URL' }).click();
     await heartbeatCard.getByText('Saved: the first request is on its way.').waitFor();
     await ping.arrived(1);
-    assert.equal(ping.requests[0]!.method, 'GET');
-    assert.equal(ping.requests[0]!.path, secretPath);
+    assert.equal(ping.received[0]!.method, 'GET');
+    assert.equal(ping.received[0]!.url, secretPath);
     // Shown: the host, and a time once the answer is stored; never the secret path.
     await heartbeatCard.getByText(ping.host, { exact: true }).waitFor();
     const lastSent = heartbeatCard.locator('dt:text-is("Last sent") + dd');
@@ -132,7 +132,7 @@ test('a viewer sees the targets and their state, and no form', async () => {
 
 test('once mon.toml no longer sets the edge, an admin sets it with a token and replaces its URL keeping the token', async () => {
   writeFileSync(join(mon.dataDir, 'mon.toml'), '');
-  edge.answer(200);
+  edge.answer = () => ({ status: 200 });
   await withSignedInPage(
     { browser, base: mon.base, session, now: Date.now() },
     'watchdog-edge',
@@ -141,24 +141,24 @@ test('once mon.toml no longer sets the edge, an admin sets it with a token and r
       const edgeCard = page.getByTestId('watchdog-edge');
       // The reload is seen within the screen's next reads.
       await edgeCard.getByText('Not set.').waitFor();
-      const before = edge.requests.length;
-      await edgeCard.getByLabel('URL').fill(edge.url('/first'));
+      const before = edge.received.length;
+      await edgeCard.getByLabel('URL').fill(`${edge.url}/first`);
       await edgeCard.getByLabel('Token').fill('token-typed-in-the-panel');
       await edgeCard.getByLabel('Allow private addresses').check();
       await edgeCard.getByRole('button', { name: 'Set edge' }).click();
       await edge.arrived(before + 1);
-      assert.equal(edge.requests.at(-1)!.path, '/first');
-      assert.equal(edge.requests.at(-1)!.headers.authorization, 'Bearer token-typed-in-the-panel');
-      await edgeCard.getByText(edge.url('/first')).waitFor();
+      assert.equal(edge.received.at(-1)!.url, '/first');
+      assert.equal(edge.received.at(-1)!.headers.authorization, 'Bearer token-typed-in-the-panel');
+      await edgeCard.getByText(`${edge.url}/first`).waitFor();
 
       // The token field left empty keeps the stored token.
-      await edgeCard.getByLabel('URL').fill(edge.url('/second'));
+      await edgeCard.getByLabel('URL').fill(`${edge.url}/second`);
       await edgeCard.getByLabel('Allow private addresses').check();
       await edgeCard.getByRole('button', { name: 'Replace edge' }).click();
       await edge.arrived(before + 2);
-      assert.equal(edge.requests.at(-1)!.path, '/second');
-      assert.equal(edge.requests.at(-1)!.headers.authorization, 'Bearer token-typed-in-the-panel');
-      await edgeCard.getByText(edge.url('/second')).waitFor();
+      assert.equal(edge.received.at(-1)!.url, '/second');
+      assert.equal(edge.received.at(-1)!.headers.authorization, 'Bearer token-typed-in-the-panel');
+      await edgeCard.getByText(`${edge.url}/second`).waitFor();
       assert.ok(!(await page.content()).includes('token-typed-in-the-panel'));
     },
   );

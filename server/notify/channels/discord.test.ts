@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
+import { type Answer, type Received, type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import type { Message } from '../message.ts';
 import { discord, type Embed, embedLimits } from './discord.ts';
 import { inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
-import { type Answer, type Received, startReceiver } from './fixtures/receiver.ts';
 import { type ApiBases, defaultApiBases, type SendInput } from './kind.ts';
 
 const token = 'hook-token-3qT0x9vLmZb7Yk2WcHs4NdRf8UaEp1Jg6Vo5Xi0Bn';
@@ -36,7 +36,7 @@ function fakeDiscord() {
   const answer = (request: Received): Answer => {
     const path = /^\/api\/webhooks\/(\d+)\/([\w-]+)(?:\/messages\/(\d+))?$/.exec(request.path);
     if (!path || path[2] !== token) return { status: 404, body: { message: 'Unknown Webhook', code: 10015 } };
-    const embed = (request.body as Body).embeds[0]!;
+    const embed = (request.json as Body).embeds[0]!;
     const problem = overLimits(embed);
     if (problem)
       return { status: 400, body: { code: 50035, message: 'Invalid Form Body', errors: { problem } } };
@@ -58,13 +58,14 @@ function fakeDiscord() {
 
 describe('discord channel', () => {
   const fake = fakeDiscord();
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
   let bases: ApiBases;
   let url = '';
   before(async () => {
-    receiver = await startReceiver(fake.answer);
-    bases = { ...defaultApiBases, discord: receiver.base };
-    url = `${receiver.base}/api/webhooks/1234567890/${token}`;
+    receiver = await startReceiver();
+    receiver.answer = fake.answer;
+    bases = { ...defaultApiBases, discord: receiver.url };
+    url = `${receiver.url}/api/webhooks/1234567890/${token}`;
   });
   after(() => receiver.close());
   beforeEach(() => {
@@ -79,7 +80,7 @@ describe('discord channel', () => {
         ...extra,
       }),
     );
-  const bodyOf = (i: number) => receiver.received[i]!.body as Body;
+  const bodyOf = (i: number) => receiver.received[i]!.json as Body;
 
   test('the opening posts an embed and answers its message id as the thread', async () => {
     const result = await send(messageOf('opened'));
@@ -212,7 +213,7 @@ describe('discord channel', () => {
       const result = await send(
         messageOf('opened'),
         {},
-        `${receiver.base}/api/webhooks/1234567890/wrong-${token}`,
+        `${receiver.url}/api/webhooks/1234567890/wrong-${token}`,
       );
       assert.equal(result.ok, false);
       assert.ok(!result.ok && result.permanent);

@@ -3,9 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
 import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
+import type { ChannelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
 import { clipBytes, headline } from '../text.ts';
-import { alertOf, manyAlerts, messageOf, sendInputOf, settingsOf } from './fixtures/messages.ts';
+import { alertOf, inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
 import { headerText, ntfy, ntfyMessageBytes } from './ntfy.ts';
 
 /** RFC 2047 encoded-words as ntfy decodes them; each word must hold whole UTF-8 characters. */
@@ -32,14 +33,14 @@ describe('ntfy channel', () => {
   });
   after(() => topic.close());
 
-  const send = async (message: Message, extra: Parameters<typeof settingsOf>[0] = {}) => {
+  const send = async (message: Message, extra: Partial<ChannelSettings> = {}) => {
     topic.received.length = 0;
     const channel = {
       name: 'phone',
       kind: 'ntfy' as const,
       settings: settingsOf({ url: `${topic.url}/mon-alerts`, allowPrivate: true, ...extra }),
     };
-    return ntfy.send(sendInputOf(channel, message));
+    return ntfy.send(inputOf(channel, message));
   };
 
   test('each change is a POST to the topic with its title, priority, tags and link', async () => {
@@ -61,11 +62,11 @@ describe('ntfy channel', () => {
       assert.equal(got.headers['x-title'], headline(message), change);
       assert.equal(got.headers['x-priority'], priority, change);
       assert.equal(got.headers['x-tags'], tags, change);
-      assert.equal(got.headers['x-click'], 'https://mon.example/incidents/inc-1');
+      assert.equal(got.headers['x-click'], 'https://mon.example.com/incidents/42');
       assert.equal(got.headers.authorization, undefined, 'no token, no Authorization');
-      const body = utf8(got.body);
+      const body = utf8(got.bytes);
       assert.ok(!body.includes(headline(message)), 'the headline is the title, not repeated');
-      assert.ok(body.endsWith('\nhttps://mon.example/incidents/inc-1'), change);
+      assert.ok(body.endsWith('\nhttps://mon.example.com/incidents/42'), change);
     }
     assert.equal(ntfy.edits, false, 'acknowledged and resolved are messages of their own');
   });
@@ -73,22 +74,22 @@ describe('ntfy channel', () => {
   test('the body says the state, what fails and the likely cause', async () => {
     await send(messageOf('opened'));
     assert.equal(
-      utf8(topic.received[0]!.body),
+      utf8(topic.received[0]!.bytes),
       [
-        'Open since 2026-11-23 14:05 UTC (12 min)',
+        'Open since 2026-11-23 14:05 UTC (0 s)',
         '',
         '- login (api) failing since 2026-11-23 14:05 UTC: connection refused',
         '',
         'Likely cause: deploy v42 of api',
         '  deploy v42 by ana at 2026-11-23 14:01 UTC (https://ci.example/42)',
         '',
-        'https://mon.example/incidents/inc-1',
+        'https://mon.example.com/incidents/42',
       ].join('\n'),
     );
     await send(messageOf('resolved', { cause: null }));
-    const resolved = utf8(topic.received[0]!.body);
-    assert.match(resolved, /^Resolved at 2026-11-23 14:17 UTC after 12 min\n/);
-    assert.match(resolved, /recovered at 2026-11-23 14:17 UTC/);
+    const resolved = utf8(topic.received[0]!.bytes);
+    assert.match(resolved, /^Resolved at 2026-11-23 14:30 UTC after 25 min\n/);
+    assert.match(resolved, /recovered at 2026-11-23 14:30 UTC/);
     assert.match(resolved, /No likely cause found\./);
   });
 
@@ -115,10 +116,10 @@ describe('ntfy channel', () => {
   });
 
   test('long names, long details and many alerts stay within 4,096 bytes', async () => {
-    const failing = [alertOf({ name: 'c'.repeat(300), detail: 'x'.repeat(10_000) }), ...manyAlerts(59)];
-    const message = messageOf('opened', { failing, failingCount: 60, alertCount: 60 });
+    const message = messageOf('opened', manyAlerts(60));
+    message.failing[0] = alertOf({ name: 'c'.repeat(300), detail: 'x'.repeat(10_000) });
     assert.deepEqual(await send(message), { ok: true });
-    const body = topic.received[0]!.body;
+    const body = topic.received[0]!.bytes;
     assert.ok(body.length <= ntfyMessageBytes, `${body.length} bytes`);
     const text = utf8(body);
     assert.match(text, /^- c{20,}.*…$/m, 'the long alert is cut to a line');
@@ -130,7 +131,7 @@ describe('ntfy channel', () => {
       failing: Array.from({ length: 10 }, (_, i) => alertOf({ name: `é${i}`, detail: '🔥é'.repeat(400) })),
     });
     await send(wide);
-    const wideBody = topic.received[0]!.body;
+    const wideBody = topic.received[0]!.bytes;
     assert.ok(wideBody.length <= ntfyMessageBytes, `${wideBody.length} bytes`);
     assert.ok(wideBody.length > ntfyMessageBytes - 8, 'the limit is used, not wasted');
     assert.ok(utf8(wideBody).endsWith('…'), 'cut, and valid UTF-8 to its end');
@@ -226,7 +227,7 @@ describe('ntfy channel', () => {
     try {
       const url = `http://ntfy.test:${new URL(topic.url).port}/mon-alerts`;
       const input = (allowPrivate: boolean) => ({
-        ...sendInputOf(
+        ...inputOf(
           { name: 'phone', kind: 'ntfy', settings: settingsOf({ url, allowPrivate }) },
           messageOf('opened'),
         ),
@@ -250,7 +251,7 @@ describe('ntfy channel', () => {
   test('a topic nobody answers at is worth retrying; a channel without a URL is not', async () => {
     const port = await closedPort();
     const down = await ntfy.send(
-      sendInputOf(
+      inputOf(
         {
           name: 'phone',
           kind: 'ntfy',
@@ -262,7 +263,7 @@ describe('ntfy channel', () => {
     assert.equal(down.ok, false);
     assert.ok(!down.ok && !down.permanent && /ECONNREFUSED/.test(down.error), JSON.stringify(down));
     const none = await ntfy.send(
-      sendInputOf({ name: 'phone', kind: 'ntfy', settings: settingsOf() }, messageOf('opened')),
+      inputOf({ name: 'phone', kind: 'ntfy', settings: settingsOf({}) }, messageOf('opened')),
     );
     assert.deepEqual(none, { ok: false, permanent: true, error: 'the channel has no topic URL' });
   });

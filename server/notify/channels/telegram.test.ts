@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
+import { type Answer, type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import type { Message } from '../message.ts';
 import { inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
-import { type Answer, startReceiver } from './fixtures/receiver.ts';
 import {
   blockedChat,
   botToken,
@@ -33,11 +33,12 @@ test('the fake API reads HTML as Telegram does', () => {
 
 describe('telegram channel', () => {
   const fake = fakeTelegram();
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
   let bases: ApiBases;
   before(async () => {
-    receiver = await startReceiver(fake.answer);
-    bases = { ...defaultApiBases, telegram: receiver.base };
+    receiver = await startReceiver();
+    receiver.answer = fake.answer;
+    bases = { ...defaultApiBases, telegram: receiver.url };
   });
   after(() => receiver.close());
   beforeEach(() => {
@@ -61,7 +62,7 @@ describe('telegram channel', () => {
     const request = receiver.received[0]!;
     assert.equal(request.path, `/bot${botToken}/sendMessage`);
     assert.deepEqual(
-      { ...(request.body as object), text: undefined },
+      { ...(request.json as object), text: undefined },
       { chat_id: chatId, text: undefined, parse_mode: 'HTML', link_preview_options: { is_disabled: true } },
     );
     const message = shown(result.ok ? result.thread : undefined);
@@ -76,7 +77,7 @@ describe('telegram channel', () => {
         '- login (api) failing since 2026-11-23 14:05 UTC: connection refused',
         '',
         'Likely cause: deploy v42 of api',
-        '  deploy v42 by ana at 2026-11-23 14:01 UTC',
+        '  deploy v42 by ana at 2026-11-23 14:01 UTC (https://ci.example/42)',
       ].join('\n'),
     );
   });
@@ -91,7 +92,7 @@ describe('telegram channel', () => {
 
     assert.deepEqual(await send(messageOf('acknowledged'), { thread }), { ok: true });
     assert.equal(receiver.received[2]!.path, `/bot${botToken}/editMessageText`);
-    assert.equal((receiver.received[2]!.body as { message_id: number }).message_id, Number(thread));
+    assert.equal((receiver.received[2]!.json as { message_id: number }).message_id, Number(thread));
     assert.match(
       shown(thread).text,
       /^Acknowledged: api: login down\nOpen since .*, acknowledged by ana@example\.com\n/,
@@ -218,12 +219,12 @@ describe('telegram channel', () => {
     });
 
     test('private addresses are reached only under the API base the tests give', async () => {
-      const url = `${receiver.base}/bot${botToken}/sendMessage`;
+      const url = `${receiver.url}/bot${botToken}/sendMessage`;
       assert.equal(privateAllowedUnder(url, 'telegram', bases), true);
       assert.equal(privateAllowedUnder(url, 'telegram', defaultApiBases), false);
-      assert.equal(privateAllowedUnder(`${receiver.base}0/bot${botToken}`, 'telegram', bases), false);
+      assert.equal(privateAllowedUnder(`${receiver.url}0/bot${botToken}`, 'telegram', bases), false);
       // A trailing slash on the base changes nothing.
-      const slashed = { ...bases, telegram: `${receiver.base}/` };
+      const slashed = { ...bases, telegram: `${receiver.url}/` };
       assert.equal(privateAllowedUnder(url, 'telegram', slashed), true);
       assert.equal((await send(messageOf('opened'), { bases: slashed })).ok, true);
       assert.equal(receiver.received[0]!.path, `/bot${botToken}/sendMessage`);

@@ -46,6 +46,25 @@ export type ChannelSettingsRead = {
   allowPrivate: boolean;
 };
 
+/** The settings of a channel that sets none: null, `to` empty, private addresses refused. */
+export function unsetChannelSettings(): Omit<ChannelSettingsRead, 'urlHost'> {
+  return {
+    url: null,
+    chatId: null,
+    smtp: null,
+    tls: null,
+    username: null,
+    from: null,
+    to: [],
+    allowPrivate: false,
+  };
+}
+
+/** A channel's settings as reads show them, with `given` set and nothing else. */
+export function channelSettingsRead(given: Partial<ChannelSettingsRead> = {}): ChannelSettingsRead {
+  return { ...unsetChannelSettings(), urlHost: null, ...given };
+}
+
 /**
  * A channel in the settings read. `managed`: an `[[alert]]` of mon.toml (read-only in the API: 409).
  * `settings` and `hasSecret` are null for viewers and `read` tokens.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ChannelKind, channelKinds } from '../../protocol/notify.ts';
+import { type ChannelKind, channelKinds, unsetChannelSettings } from '../../protocol/notify.ts';
 import type { PathError } from '../config/paths.ts';
 import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
 import {
@@ -32,6 +32,11 @@ export type ChannelSettings = {
   to: string[];
   allowPrivate: boolean;
 };
+
+/** Channel settings with `given` set and nothing else (no secret). */
+export function channelSettings(given: Partial<ChannelSettings> = {}): ChannelSettings {
+  return { ...unsetChannelSettings(), secret: null, ...given };
+}
 
 /** An `[[alert]]` notification channel of the file. Secret values stay in memory only. */
 export type FileAlert = { index: number; name: string; kind: ChannelKind; settings: ChannelSettings };

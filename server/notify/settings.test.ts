@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { ChannelBody, SettingsRead } from '../../protocol/notify.ts';
+import { type ChannelBody, channelSettingsRead, type SettingsRead } from '../../protocol/notify.ts';
 import type { Warnings } from '../../protocol/overview.ts';
 import type { ConfigExport } from '../config/export.ts';
 import { loadConfigText } from '../config/load.ts';
 import { type Caller, channelServer, T0 } from './channel-testkit.ts';
+import { channelSettings } from './config.ts';
 
 /**
  * `GET /api/v1/settings` (docs/notifications.md "Channels"), and where else panel channels show: the
@@ -113,34 +114,15 @@ test('the settings read: file channels first in file order, then the panel by na
     ],
   );
   const byName = new Map(channels.map((c) => [c.name, c.settings]));
-  assert.deepEqual(byName.get('chat'), {
-    url: null,
-    urlHost: 'hooks.slack.example',
-    chatId: null,
-    smtp: null,
-    tls: null,
-    username: null,
-    from: null,
-    to: [],
-    allowPrivate: false,
-  });
+  assert.deepEqual(byName.get('chat'), channelSettingsRead({ urlHost: 'hooks.slack.example' }));
   assert.equal(byName.get('discord-ops')?.urlHost, 'discord.example');
   assert.equal(byName.get('slack')?.url, null);
   assert.deepEqual(
     [byName.get('hook')?.url, byName.get('hook')?.urlHost, byName.get('hook')?.allowPrivate],
     ['https://hooks.example/mon', 'hooks.example', true],
   );
-  assert.deepEqual(byName.get('mail'), {
-    url: null,
-    urlHost: null,
-    chatId: null,
-    smtp: 'mail.example.com:465',
-    tls: true,
-    username: 'mon',
-    from: 'mon@example.com',
-    to: ['ops@example.com'],
-    allowPrivate: false,
-  });
+  const mail = { smtp: 'mail.example.com:465', tls: true, username: 'mon', from: 'mon@example.com' };
+  assert.deepEqual(byName.get('mail'), channelSettingsRead({ ...mail, to: ['ops@example.com'] }));
   assert.equal(byName.get('telegram')?.chatId, '-100');
 
   assert.deepEqual(
@@ -222,17 +204,17 @@ test('panel channels are in the config export as [[alert]] tables, their secrets
     current.map((a) => a.settings),
   );
   const mail = loaded.config.alerts.find((a) => a.name === 'mail');
-  assert.deepEqual(mail?.settings, {
-    url: null,
-    secret: secrets.email,
-    chatId: null,
-    smtp: 'mail.example.com:465',
-    tls: true,
-    username: 'mon',
-    from: 'mon@example.com',
-    to: ['ops@example.com'],
-    allowPrivate: false,
-  });
+  assert.deepEqual(
+    mail?.settings,
+    channelSettings({
+      secret: secrets.email,
+      smtp: 'mail.example.com:465',
+      tls: true,
+      username: 'mon',
+      from: 'mon@example.com',
+      to: ['ops@example.com'],
+    }),
+  );
 });
 
 test('an [[alert]] may not take the name of a panel channel; the file loads once that channel is gone; warnings count both', async (t) => {

@@ -9,7 +9,7 @@ import { incidentServer } from '../incidents/testkit.ts';
 import { all, int, mapper, nullable, text } from '../store/rows.ts';
 import { within } from '../testing.ts';
 import type { WebhookPayload } from './channels/webhook.ts';
-import type { FileAlert } from './config.ts';
+import { channelSettings, type FileAlert } from './config.ts';
 
 /**
  * Test helpers of notifications: the check a user's webhook receiver makes of signatures, with its own
@@ -47,18 +47,7 @@ export function fileAlert(
     index,
     name,
     kind,
-    settings: {
-      url: null,
-      secret: null,
-      chatId: null,
-      smtp: null,
-      tls: null,
-      username: null,
-      from: null,
-      to: [],
-      allowPrivate: false,
-      ...settings,
-    },
+    settings: channelSettings(settings),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Warnings } from '../../protocol/overview.ts';
 import type { Principal } from '../auth/access.ts';
 import { checkServer, liveConfig } from '../checks/testkit.ts';
 import { FakeClock } from '../clock.ts';
+import { channelSettings } from '../notify/config.ts';
 import { storedSettings } from '../notify/targets.ts';
 import { createTestServer, tempDir } from '../testing.ts';
 
@@ -44,17 +45,7 @@ test('channels counts the notification channels of mon.toml and of the panel', a
   assert.equal((await warningsOf(inject)).channels, 0, 'nobody will be told');
 
   await server.deps.store.writer.run((db) => {
-    const { settings, secret } = storedSettings({
-      url: 'https://ntfy.example/ops',
-      secret: null,
-      chatId: null,
-      smtp: null,
-      tls: null,
-      username: null,
-      from: null,
-      to: [],
-      allowPrivate: false,
-    });
+    const { settings, secret } = storedSettings(channelSettings({ url: 'https://ntfy.example/ops' }));
     db.prepare(
       `INSERT INTO channels (name, kind, settings, secret, created_at, updated_at) VALUES ('ops', 'ntfy', ?, ?, 0, 0)`,
     ).run(settings, secret);

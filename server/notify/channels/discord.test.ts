@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
 import { type Answer, type Received, type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
+import { channelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
 import { discord, type Embed, embedLimits } from './discord.ts';
-import { inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
+import { inputOf, manyAlerts, messageOf } from './fixtures/message.ts';
 import { type ApiBases, defaultApiBases, type SendInput } from './kind.ts';
 
 const token = 'hook-token-3qT0x9vLmZb7Yk2WcHs4NdRf8UaEp1Jg6Vo5Xi0Bn';
@@ -75,7 +76,7 @@ describe('discord channel', () => {
 
   const send = (message: Message, extra: Partial<SendInput> = {}, hookUrl = url) =>
     discord.send(
-      inputOf({ name: 'ops', kind: 'discord', settings: settingsOf({ url: hookUrl }) }, message, {
+      inputOf({ name: 'ops', kind: 'discord', settings: channelSettings({ url: hookUrl }) }, message, {
         bases,
         ...extra,
       }),

@@ -6,11 +6,11 @@ import PostalMime, { type Email } from 'postal-mime';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { makePki, type TestPki } from '../../checks/runners/fixtures/certs.ts';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
-import type { ChannelSettings } from '../config.ts';
+import { type ChannelSettings, channelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
 import { plainText } from '../text.ts';
 import { email, implicitTls } from './email.ts';
-import { inputOf, messageOf, settingsOf } from './fixtures/message.ts';
+import { inputOf, messageOf } from './fixtures/message.ts';
 import type { SendInput } from './kind.ts';
 
 const password = 'smtp-Pa55word-that-must-not-leak';
@@ -85,7 +85,7 @@ describe('email channel', () => {
         {
           name: 'ops-mail',
           kind: 'email',
-          settings: settingsOf({ from: 'mon@example.com', to, allowPrivate: true, ...settings }),
+          settings: channelSettings({ from: 'mon@example.com', to, allowPrivate: true, ...settings }),
         },
         message,
         { extraCa: [pki.caPem], ...extra },

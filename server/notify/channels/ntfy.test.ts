@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
 import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
-import type { ChannelSettings } from '../config.ts';
+import { type ChannelSettings, channelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
 import { clipBytes, headline } from '../text.ts';
-import { alertOf, inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
+import { alertOf, inputOf, manyAlerts, messageOf } from './fixtures/message.ts';
 import { headerText, ntfy, ntfyMessageBytes } from './ntfy.ts';
 
 /** RFC 2047 encoded-words as ntfy decodes them; each word must hold whole UTF-8 characters. */
@@ -38,7 +38,7 @@ describe('ntfy channel', () => {
     const channel = {
       name: 'phone',
       kind: 'ntfy' as const,
-      settings: settingsOf({ url: `${topic.url}/mon-alerts`, allowPrivate: true, ...extra }),
+      settings: channelSettings({ url: `${topic.url}/mon-alerts`, allowPrivate: true, ...extra }),
     };
     return ntfy.send(inputOf(channel, message));
   };
@@ -228,7 +228,7 @@ describe('ntfy channel', () => {
       const url = `http://ntfy.test:${new URL(topic.url).port}/mon-alerts`;
       const input = (allowPrivate: boolean) => ({
         ...inputOf(
-          { name: 'phone', kind: 'ntfy', settings: settingsOf({ url, allowPrivate }) },
+          { name: 'phone', kind: 'ntfy', settings: channelSettings({ url, allowPrivate }) },
           messageOf('opened'),
         ),
         dnsServers: [dns.server],
@@ -255,7 +255,7 @@ describe('ntfy channel', () => {
         {
           name: 'phone',
           kind: 'ntfy',
-          settings: settingsOf({ url: `http://127.0.0.1:${port}/t`, allowPrivate: true }),
+          settings: channelSettings({ url: `http://127.0.0.1:${port}/t`, allowPrivate: true }),
         },
         messageOf('opened'),
       ),
@@ -263,7 +263,7 @@ describe('ntfy channel', () => {
     assert.equal(down.ok, false);
     assert.ok(!down.ok && !down.permanent && /ECONNREFUSED/.test(down.error), JSON.stringify(down));
     const none = await ntfy.send(
-      inputOf({ name: 'phone', kind: 'ntfy', settings: settingsOf({}) }, messageOf('opened')),
+      inputOf({ name: 'phone', kind: 'ntfy', settings: channelSettings() }, messageOf('opened')),
     );
     assert.deepEqual(none, { ok: false, permanent: true, error: 'the channel has no topic URL' });
   });

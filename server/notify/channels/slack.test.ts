@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
+import { channelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
-import { alertOf, inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
+import { alertOf, inputOf, manyAlerts, messageOf } from './fixtures/message.ts';
 import { defaultApiBases, privateAllowedUnder } from './kind.ts';
 import { escapeMrkdwn, slack, slackLimits } from './slack.ts';
 
@@ -31,7 +32,7 @@ describe('Slack channel', () => {
   /** A send to the test receiver, given to the channel as the Slack base as createTestServer would. */
   const send = async (message: Message, url = `${hooks.url}${path}`, base = hooks.url) => {
     hooks.received.length = 0;
-    const channel = { name: 'team', kind: 'slack' as const, settings: settingsOf({ url }) };
+    const channel = { name: 'team', kind: 'slack' as const, settings: channelSettings({ url }) };
     return slack.send(inputOf(channel, message, { bases: { ...defaultApiBases, slack: base } }));
   };
   const posted = () => hooks.received[0]!.json as Posted;
@@ -259,7 +260,7 @@ describe('Slack channel', () => {
       const channel = {
         name: 'team',
         kind: 'slack' as const,
-        settings: settingsOf({ url: `${base}${path}` }),
+        settings: channelSettings({ url: `${base}${path}` }),
       };
       const input = {
         ...inputOf(channel, messageOf('opened'), { bases: { ...defaultApiBases, slack: base } }),
@@ -275,7 +276,7 @@ describe('Slack channel', () => {
 
   test('a channel without a URL, or with one that is not a URL, is refused for good', async () => {
     const result = await slack.send(
-      inputOf({ name: 'team', kind: 'slack', settings: settingsOf({}) }, messageOf('opened')),
+      inputOf({ name: 'team', kind: 'slack', settings: channelSettings() }, messageOf('opened')),
     );
     assert.deepEqual(result, { ok: false, permanent: true, error: 'the channel has no webhook URL' });
     const invalid = await send(messageOf('opened'), 'http://127.0.0.1:99999/services/T/B/XXXXsecret');

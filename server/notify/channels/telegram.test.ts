@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { closedPort } from '../../checks/runners/fixtures/context.ts';
 import { type Answer, type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
+import { channelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
-import { inputOf, manyAlerts, messageOf, settingsOf } from './fixtures/message.ts';
+import { inputOf, manyAlerts, messageOf } from './fixtures/message.ts';
 import {
   blockedChat,
   botToken,
@@ -49,7 +50,7 @@ describe('telegram channel', () => {
   const send = (message: Message, extra: Partial<SendInput> = {}, chat = chatId, token = botToken) =>
     telegram.send(
       inputOf(
-        { name: 'ops', kind: 'telegram', settings: settingsOf({ secret: token, chatId: chat }) },
+        { name: 'ops', kind: 'telegram', settings: channelSettings({ secret: token, chatId: chat }) },
         message,
         { bases, ...extra },
       ),

@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ChannelRead, ChannelSettingsRead } from '../../../../protocol/notify.ts';
+import {
+  type ChannelRead,
+  type ChannelSettingsRead,
+  channelSettingsRead,
+} from '../../../../protocol/notify.ts';
 import { bodyOfForm, emptyForm, formOfChannel, kindInfo, targetSummary } from './model.ts';
 
-const none: ChannelSettingsRead = {
-  url: null,
-  urlHost: null,
-  chatId: null,
-  smtp: null,
-  tls: null,
-  username: null,
-  from: null,
-  to: [],
-  allowPrivate: false,
-};
 const read = (over: Partial<ChannelRead>, settings: Partial<ChannelSettingsRead> = {}): ChannelRead => ({
   name: 'x',
   kind: 'ntfy',
   managed: false,
   hasSecret: false,
   ...over,
-  settings: { ...none, ...settings },
+  settings: channelSettingsRead(settings),
 });
 
 test('a new channel sends only its kind’s fields; an empty secret is null', () => {

@@ -10,10 +10,10 @@ import {
   moreAlerts,
   stateLine,
 } from '../text.ts';
+import { postOrEdit } from './edits.ts';
 import {
   type ChannelImpl,
   privateAllowedUnder,
-  resultOfError,
   resultOfStatus,
   type SendInput,
   type SendResult,
@@ -106,21 +106,12 @@ export function embedOf(m: Message): Embed {
 async function deliver(input: SendInput, url: string): Promise<SendResult> {
   // Nobody is pinged by a name that check output happens to contain.
   const body = JSON.stringify({ embeds: [embedOf(input.message)], allowed_mentions: { parse: [] } });
-  const { change } = input.message;
-  try {
-    if (input.thread !== null && (change === 'acknowledged' || change === 'resolved')) {
-      const edited = await request(input, messageUrl(url, input.thread), 'PATCH', body);
-      if (!isUnknownMessage(edited)) return resultOf(edited, false);
-      // Someone deleted the message: post it anew, and edit that one from now on.
-      return resultOf(await request(input, postUrl(url), 'POST', body), true);
-    }
-    return resultOf(
-      await request(input, postUrl(url), 'POST', body),
-      change !== 'test' && input.thread === null,
-    );
-  } catch (error) {
-    return resultOfError(error);
-  }
+  return postOrEdit(input, {
+    post: () => request(input, postUrl(url), 'POST', body),
+    edit: (thread) => request(input, messageUrl(url, thread), 'PATCH', body),
+    isGone: isUnknownMessage,
+    resultOf,
+  });
 }
 
 function request(input: SendInput, url: string, method: 'POST' | 'PATCH', body: string) {

@@ -1,10 +1,10 @@
 import { type OutboundResponse, outboundRequest } from '../../http/outbound.ts';
 import type { Message } from '../message.ts';
 import { bodyWithin, clip, escapeHtml, headline } from '../text.ts';
+import { postOrEdit } from './edits.ts';
 import {
   type ChannelImpl,
   privateAllowedUnder,
-  resultOfError,
   resultOfStatus,
   type SendInput,
   type SendResult,
@@ -44,26 +44,16 @@ export function htmlOf(m: Message): string {
 async function deliver(input: SendInput, token: string, chatId: string): Promise<SendResult> {
   const text = htmlOf(input.message);
   const content = { chat_id: chatId, text, parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
-  const { change } = input.message;
-  try {
-    const messageId = Number(input.thread);
-    if (
-      input.thread !== null &&
-      Number.isSafeInteger(messageId) &&
-      (change === 'acknowledged' || change === 'resolved')
-    ) {
-      const edited = await call(input, token, 'editMessageText', { ...content, message_id: messageId });
-      if (!isGone(edited)) return resultOf(edited, false);
-      // Someone deleted the message (or it can no longer be edited): send it anew, and edit that one.
-      return resultOf(await call(input, token, 'sendMessage', content), true);
-    }
-    return resultOf(
-      await call(input, token, 'sendMessage', content),
-      change !== 'test' && input.thread === null,
-    );
-  } catch (error) {
-    return resultOfError(error);
-  }
+  return postOrEdit(input, {
+    post: () => call(input, token, 'sendMessage', content),
+    edit(thread) {
+      const messageId = Number(thread);
+      if (!Number.isSafeInteger(messageId)) return null;
+      return call(input, token, 'editMessageText', { ...content, message_id: messageId });
+    },
+    isGone,
+    resultOf,
+  });
 }
 
 function call(input: SendInput, token: string, method: string, body: object) {

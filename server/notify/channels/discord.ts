@@ -1,4 +1,4 @@
-import { type OutboundResponse, outboundRequest } from '../../http/outbound.ts';
+import type { OutboundResponse } from '../../http/outbound.ts';
 import type { Message } from '../message.ts';
 import {
   alertName,
@@ -12,8 +12,9 @@ import {
 } from '../text.ts';
 import { postOrEdit } from './edits.ts';
 import {
+  answerObject,
   type ChannelImpl,
-  privateAllowedUnder,
+  platformRequest,
   resultOfStatus,
   type SendInput,
   type SendResult,
@@ -107,21 +108,11 @@ async function deliver(input: SendInput, url: string): Promise<SendResult> {
   // Nobody is pinged by a name that check output happens to contain.
   const body = JSON.stringify({ embeds: [embedOf(input.message)], allowed_mentions: { parse: [] } });
   return postOrEdit(input, {
-    post: () => request(input, postUrl(url), 'POST', body),
-    edit: (thread) => request(input, messageUrl(url, thread), 'PATCH', body),
+    post: () => platformRequest(input, 'discord', { url: postUrl(url), method: 'POST', body }),
+    edit: (thread) =>
+      platformRequest(input, 'discord', { url: messageUrl(url, thread), method: 'PATCH', body }),
     isGone: isUnknownMessage,
     resultOf,
-  });
-}
-
-function request(input: SendInput, url: string, method: 'POST' | 'PATCH', body: string) {
-  return outboundRequest({
-    url,
-    method,
-    headers: { 'content-type': 'application/json' },
-    body,
-    allowPrivate: privateAllowedUnder(url, 'discord', input.bases),
-    signal: input.signal,
   });
 }
 
@@ -141,14 +132,7 @@ function messageUrl(url: string, id: string): string {
 
 type DiscordError = { message?: unknown; code?: unknown; retry_after?: unknown };
 
-function errorOf(body: string): DiscordError {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return parsed && typeof parsed === 'object' ? (parsed as DiscordError) : {};
-  } catch {
-    return {};
-  }
-}
+const errorOf = (body: string) => answerObject<DiscordError>(body);
 
 /** Discord's "Unknown Message" (code 10008): the message to edit is gone; "Unknown Webhook" is 10015. */
 function isUnknownMessage(answer: OutboundResponse): boolean {

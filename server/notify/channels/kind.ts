@@ -1,5 +1,5 @@
 import type { ChannelKind } from '../../../protocol/notify.ts';
-import { OutboundRefused } from '../../http/outbound.ts';
+import { OutboundRefused, outboundRequest } from '../../http/outbound.ts';
 import type { ChannelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
 
@@ -86,6 +86,33 @@ export function privateAllowedUnder(url: string, platform: keyof ApiBases, bases
     );
   } catch {
     return false;
+  }
+}
+
+/** A JSON request to a platform's API (Discord, Telegram): a private address only under a base tests gave. */
+export function platformRequest(
+  input: SendInput,
+  platform: keyof ApiBases,
+  request: { url: string; method: 'POST' | 'PATCH'; body: string },
+) {
+  return outboundRequest({
+    ...request,
+    headers: { 'content-type': 'application/json' },
+    allowPrivate: privateAllowedUnder(request.url, platform, input.bases),
+    signal: input.signal,
+  });
+}
+
+/**
+ * The JSON object of a platform's answer, its fields unchecked (`T` declares them all optional and
+ * `unknown`), or `{}` when the body holds none (an HTML error page, nothing).
+ */
+export function answerObject<T extends object>(body: string): T {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed && typeof parsed === 'object' ? (parsed as T) : ({} as T);
+  } catch {
+    return {} as T;
   }
 }
 

@@ -1,10 +1,11 @@
-import { type OutboundResponse, outboundRequest } from '../../http/outbound.ts';
+import type { OutboundResponse } from '../../http/outbound.ts';
 import type { Message } from '../message.ts';
 import { bodyWithin, clip, escapeHtml, headline } from '../text.ts';
 import { postOrEdit } from './edits.ts';
 import {
+  answerObject,
   type ChannelImpl,
-  privateAllowedUnder,
+  platformRequest,
   resultOfStatus,
   type SendInput,
   type SendResult,
@@ -58,14 +59,7 @@ async function deliver(input: SendInput, token: string, chatId: string): Promise
 
 function call(input: SendInput, token: string, method: string, body: object) {
   const url = `${input.bases.telegram.replace(/\/$/, '')}/bot${token}/${method}`;
-  return outboundRequest({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    allowPrivate: privateAllowedUnder(url, 'telegram', input.bases),
-    signal: input.signal,
-  });
+  return platformRequest(input, 'telegram', { url, method: 'POST', body: JSON.stringify(body) });
 }
 
 /** A Bot API answer: `{ok: true, result}` or `{ok: false, error_code, description, parameters}`. */
@@ -76,14 +70,7 @@ type Said = {
   parameters?: { retry_after?: unknown };
 };
 
-function saidOf(body: string): Said {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return parsed && typeof parsed === 'object' ? (parsed as Said) : {};
-  } catch {
-    return {};
-  }
-}
+const saidOf = (body: string) => answerObject<Said>(body);
 
 function descriptionOf(answer: OutboundResponse): string {
   const { description } = saidOf(answer.body);

@@ -13,3 +13,12 @@ export function Table({ head, children, testId }: { head: ReactNode; children: R
     </div>
   );
 }
+
+/** The header cell of a column of row actions (Edit, Remove…): named for screen readers only. */
+export function ActionsHeader() {
+  return (
+    <th>
+      <span className="sr-only">Actions</span>
+    </th>
+  );
+}

@@ -5,7 +5,7 @@ import { CopyField } from '../../components/Copy.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { FormCard } from '../../components/FormCard.tsx';
-import { Table } from '../../components/Table.tsx';
+import { ActionsHeader, Table } from '../../components/Table.tsx';
 import { post } from '../../lib/api.ts';
 import { useForm } from '../../lib/form.ts';
 import { formatWhen } from '../../lib/format.ts';
@@ -69,9 +69,7 @@ export default function Tokens() {
                 <th>Scope</th>
                 <th>Created</th>
                 <th>Last used</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
+                <ActionsHeader />
               </>
             }
           >

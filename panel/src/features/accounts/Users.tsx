@@ -4,7 +4,7 @@ import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { FormCard } from '../../components/FormCard.tsx';
-import { Table } from '../../components/Table.tsx';
+import { ActionsHeader, Table } from '../../components/Table.tsx';
 import { post } from '../../lib/api.ts';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { useForm } from '../../lib/form.ts';
@@ -54,9 +54,7 @@ export default function Users() {
               <th>Role</th>
               <th>Sign-in</th>
               <th>Last sign-in</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
+              <ActionsHeader />
             </>
           }
         >

@@ -3,7 +3,7 @@ import type { ChannelRead } from '../../../../protocol/notify.ts';
 import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { SettingsNav } from '../../components/SettingsNav.tsx';
-import { Table } from '../../components/Table.tsx';
+import { ActionsHeader, Table } from '../../components/Table.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { formatLatency } from '../../lib/format.ts';
 import { useCanWrite } from '../../lib/session.ts';
@@ -69,11 +69,7 @@ export default function Channels() {
                 <th>Name</th>
                 <th>Kind</th>
                 {canWrite ? <th>Sends to</th> : null}
-                {canWrite ? (
-                  <th>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                ) : null}
+                {canWrite ? <ActionsHeader /> : null}
               </>
             }
           >

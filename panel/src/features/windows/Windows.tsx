@@ -3,7 +3,7 @@ import type { WindowKind, WindowRead } from '../../../../protocol/notify.ts';
 import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { SettingsNav } from '../../components/SettingsNav.tsx';
-import { Table } from '../../components/Table.tsx';
+import { ActionsHeader, Table } from '../../components/Table.tsx';
 import { enc } from '../../lib/api.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
@@ -123,11 +123,7 @@ function WindowList({
               <th>When</th>
               <th>Reason</th>
               <th>Made by</th>
-              {canWrite ? (
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              ) : null}
+              {canWrite ? <ActionsHeader /> : null}
             </>
           }
         >

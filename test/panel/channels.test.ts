@@ -11,6 +11,7 @@ import { statement } from '../../server/store/statements.ts';
 import { tempDir } from '../../server/testing.ts';
 import {
   artifactPath,
+  callApi,
   createAdmin,
   ensurePanelBuilt,
   launchChromium,
@@ -144,17 +145,13 @@ test('an admin adds a webhook channel, tests it, changes it keeping its secret, 
 });
 
 test('a viewer sees the channels without their settings and without any control', async () => {
-  const made = await fetch(`${base}/api/v1/channels`, {
-    method: 'POST',
-    headers: { cookie: `${admin.name}=${admin.value}`, origin: base, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'team',
-      kind: 'ntfy',
-      url: 'https://ntfy.example/team-topic',
-      secret: 'tk_hidden',
-    }),
+  const made = await callApi(base, admin, 'POST', '/channels', {
+    name: 'team',
+    kind: 'ntfy',
+    url: 'https://ntfy.example/team-topic',
+    secret: 'tk_hidden',
   });
-  assert.equal(made.status, 201);
+  assert.deepEqual(made, { name: 'team' });
   await withPage(viewer, 'channels-viewer', async (page) => {
     await page.goto(`${base}/settings/channels`);
     const team = page.locator('tr[data-channel="team"]');

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { CheckDetail, Created, PingUrl } from '../../protocol/reads.ts';
 import { FakeClock } from '../../server/clock.ts';
 import { createTestServer, type TestServer } from '../../server/testing.ts';
 import {
   artifactPath,
+  callApi,
   createAdmin,
   ensurePanelBuilt,
   launchChromium,
   listenOnLoopback,
+  runFor,
   startTarget,
   type Target,
   withSignedInPage,
@@ -56,30 +57,9 @@ async function startServer(at: number, dataDir?: string): Promise<void> {
   base = await listenOnLoopback(server.app);
 }
 
-/** Moves the fake clock on in steps of 10 s; each step's runs reach the target and are stored. */
-async function run(ms: number): Promise<void> {
-  for (let left = ms; left > 0; left -= 10_000) {
-    await clock.advance(Math.min(10_000, left));
-    const engine = server.checks.engine;
-    for (let i = 0; i < 1000 && engine.all().some((e) => e.running); i++) await sleep(2);
-    await engine.flush();
-  }
-}
-
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: {
-      Cookie: `${session.name}=${session.value}`,
-      Origin: base,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text) as T;
-}
+const run = (ms: number) => runFor(server, clock, ms);
+const api = <T>(method: string, path: string, body?: unknown) =>
+  callApi<T>(base, session, method, path, body);
 
 before(async () => {
   await ensurePanelBuilt();

@@ -5,8 +5,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import type { FakeClock } from '../../server/clock.ts';
+import type { TestServer } from '../../server/testing.ts';
 
 /** Real processes for the panel's browser tests and benchmark: the server, a target, Chromium. */
 
@@ -124,11 +127,71 @@ export async function createAdmin(
     body: JSON.stringify({ token: setupToken, ...who }),
   });
   if (!response.ok) throw new Error(`setup failed: ${response.status} ${await response.text()}`);
+  return { ...sessionOf(response), url: base };
+}
+
+/** Signs an existing account in through the API and returns its session cookie. */
+export async function signIn(
+  base: string,
+  who: { email: string; password: string },
+): Promise<{ name: string; value: string }> {
+  const response = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: base },
+    body: JSON.stringify(who),
+  });
+  assert.ok(response.ok, `sign-in: ${response.status} ${await response.text()}`);
+  return sessionOf(response);
+}
+
+/** The session cookie an answer sets. */
+function sessionOf(response: Response): { name: string; value: string } {
   const [name, value] = (response.headers.get('set-cookie') ?? '').split(';')[0]!.split('=') as [
     string,
     string,
   ];
-  return { name, value, url: base };
+  return { name, value };
+}
+
+/**
+ * A call of the API from outside the browser, signed in with `session` (a cookie from createAdmin):
+ * the answer's JSON, or the test fails naming the call and the answer.
+ */
+export async function callApi<T>(
+  base: string,
+  session: { name: string; value: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: {
+      Cookie: `${session.name}=${session.value}`,
+      Origin: base,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Waits for the check runs in flight of a server made in this process to end and be stored. */
+export async function settleRuns(server: TestServer): Promise<void> {
+  const engine = server.checks.engine;
+  for (let i = 0; i < 1000 && engine.all().some((e) => e.running); i++) await sleep(2);
+  await engine.flush();
+}
+
+/** Moves the fake clock on in steps of 10 s; each step's runs reach their targets and are stored. */
+export async function runFor(server: TestServer, clock: FakeClock, ms: number): Promise<void> {
+  await settleRuns(server);
+  for (let left = ms; left > 0; left -= 10_000) {
+    await clock.advance(Math.min(10_000, left));
+    await settleRuns(server);
+  }
 }
 
 export type Target = { url: string; setFailing(failing: boolean): void; close(): Promise<void> };

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedToken } from '../../protocol/accounts.ts';
 import type { IncidentsList } from '../../protocol/incidents.ts';
@@ -12,10 +11,12 @@ import { statement } from '../../server/store/statements.ts';
 import { createTestServer, type TestServer } from '../../server/testing.ts';
 import {
   artifactPath,
+  callApi,
   createAdmin,
   ensurePanelBuilt,
   launchChromium,
   listenOnLoopback,
+  runFor,
   startTarget,
   type Target,
   withSignedInPage,
@@ -43,36 +44,9 @@ let base = '';
 let session: { name: string; value: string };
 let checkId = '';
 
-/** Waits for the runs in flight to reach the target and be stored. */
-async function settle(): Promise<void> {
-  const engine = server.checks.engine;
-  for (let i = 0; i < 1000 && engine.all().some((e) => e.running); i++) await sleep(2);
-  await engine.flush();
-}
-
-/** Moves the fake clock on in steps of 10 s; each step's runs reach the target and are stored. */
-async function run(ms: number): Promise<void> {
-  await settle();
-  for (let left = ms; left > 0; left -= 10_000) {
-    await clock.advance(Math.min(10_000, left));
-    await settle();
-  }
-}
-
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: {
-      Cookie: `${session.name}=${session.value}`,
-      Origin: base,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const run = (ms: number) => runFor(server, clock, ms);
+const api = <T>(method: string, path: string, body?: unknown) =>
+  callApi<T>(base, session, method, path, body);
 
 const write = (job: (db: DatabaseSync) => void) => server.deps.store.writer.run(job);
 

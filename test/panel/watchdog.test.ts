@@ -6,10 +6,12 @@ import type { Browser } from 'playwright-core';
 import { type Receiver, startReceiver } from '../../server/http/fixtures/receiver.ts';
 import {
   artifactPath,
+  callApi,
   createAdmin,
   ensurePanelBuilt,
   launchChromium,
   type MonProcess,
+  signIn,
   startMon,
   withSignedInPage,
 } from './harness.ts';
@@ -95,29 +97,9 @@ test('an admin sets the heartbeat URL, sees its request go out, and removes it; 
 });
 
 test('a viewer sees the targets and their state, and no form', async () => {
-  const made = await fetch(`${mon.base}/api/v1/users`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Origin: mon.base,
-      Cookie: `${session.name}=${session.value}`,
-    },
-    body: JSON.stringify({ ...viewer, role: 'viewer' }),
-  });
-  assert.ok(made.ok, `POST /users: ${made.status}`);
-  const signedIn = await fetch(`${mon.base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Origin: mon.base },
-    body: JSON.stringify(viewer),
-  });
-  assert.ok(signedIn.ok, `sign-in: ${signedIn.status}`);
-  const [name, value] = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!.split('=') as [
-    string,
-    string,
-  ];
-
+  await callApi(mon.base, session, 'POST', '/users', { ...viewer, role: 'viewer' });
   await withSignedInPage(
-    { browser, base: mon.base, session: { name, value }, now: Date.now() },
+    { browser, base: mon.base, session: await signIn(mon.base, viewer), now: Date.now() },
     'watchdog-viewer',
     async (page) => {
       await page.goto(`${mon.base}/settings/watchdog`);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { SettingsRead } from '../../protocol/notify.ts';
 import type { Created, ServiceRead } from '../../protocol/reads.ts';
@@ -8,10 +7,13 @@ import { FakeClock } from '../../server/clock.ts';
 import { createTestServer, type TestServer } from '../../server/testing.ts';
 import {
   artifactPath,
+  callApi,
   createAdmin,
   ensurePanelBuilt,
   launchChromium,
   listenOnLoopback,
+  runFor,
+  signIn,
   startTarget,
   type Target,
   withSignedInPage,
@@ -36,30 +38,9 @@ let clock: FakeClock;
 let base = '';
 let session: { name: string; value: string };
 
-async function api<T>(method: string, path: string, body?: unknown, cookie = session): Promise<T> {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: {
-      Cookie: `${cookie.name}=${cookie.value}`,
-      Origin: base,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** Moves the fake clock on in steps of 10 s; each step's runs reach the target and are stored. */
-async function run(ms: number): Promise<void> {
-  const engine = server.checks.engine;
-  for (let left = ms; left > 0; left -= 10_000) {
-    await clock.advance(Math.min(10_000, left));
-    for (let i = 0; i < 1000 && engine.all().some((e) => e.running); i++) await sleep(2);
-    await engine.flush();
-  }
-}
+const api = <T>(method: string, path: string, body?: unknown) =>
+  callApi<T>(base, session, method, path, body);
+const run = (ms: number) => runFor(server, clock, ms);
 
 before(async () => {
   await ensurePanelBuilt();
@@ -184,13 +165,7 @@ test('a silence is changed in place; a viewer reads the list without controls', 
   });
 
   await api('POST', '/users', { ...viewer, role: 'viewer' });
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Origin: base },
-    body: JSON.stringify(viewer),
-  });
-  assert.equal(login.status, 200, await login.text());
-  const [name, value] = (login.headers.get('set-cookie') ?? '').split(';')[0]!.split('=') as [string, string];
+  const viewerSession = await signIn(base, viewer);
   await withPage(
     'windows-viewer',
     async (page) => {
@@ -203,6 +178,6 @@ test('a silence is changed in place; a viewer reads the list without controls', 
       await page.getByRole('heading', { name: /shop/ }).waitFor();
       assert.equal(await page.getByRole('link', { name: /Silence|Schedule maintenance/ }).count(), 0);
     },
-    { name, value },
+    viewerSession,
   );
 });

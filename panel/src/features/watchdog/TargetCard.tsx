@@ -140,7 +140,7 @@ function TargetForm({ kind, target }: { kind: WatchdogKind; target: WatchdogTarg
           label="Private addresses"
           hint="For a box on your own network: lets the URL reach a private address or use plain http://."
         >
-          <label style={{ fontWeight: 400, display: 'flex', gap: '0.3rem', alignItems: 'center' }}>
+          <label className="check">
             <input
               {...form.control('allowPrivate', { hint: true })}
               type="checkbox"

@@ -74,7 +74,7 @@ export function ExpectEditor({ kind, rows, onChange, errors }: Props) {
                   style={{ flex: '1 1 8rem', width: 'auto' }}
                 />
               ) : null}
-              <label style={{ fontWeight: 400, display: 'flex', gap: '0.3rem', alignItems: 'center' }}>
+              <label className="check">
                 <input
                   type="checkbox"
                   checked={row.degraded}

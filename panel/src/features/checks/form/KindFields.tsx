@@ -46,7 +46,7 @@ export function KindFields({ state, set, form, shown }: FieldsProps) {
           label="Link-local addresses"
           hint="Cloud metadata services answer on these (169.254.0.0/16, fe80::/10) and hand out the machine's credentials: allow them only for a target that is one."
         >
-          <label style={{ fontWeight: 400, display: 'flex', gap: '0.3rem', alignItems: 'center' }}>
+          <label className="check">
             <input
               type="checkbox"
               checked={state.allowLinkLocal}

@@ -10,6 +10,13 @@ import { hiddenTextProblem } from './text.ts';
 const hostnamePattern =
   /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
 
+/** `text` as an absolute http:// or https:// URL, or null when it is not one. */
+export function httpUrlOf(text: string): URL | null {
+  if (!URL.canParse(text)) return null;
+  const url = new URL(text);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+}
+
 export function isHostname(value: string): boolean {
   return hostnamePattern.test(value);
 }
@@ -56,16 +63,8 @@ export function targetProblem(kind: CheckKind, target: string): string | null {
   const hidden = hiddenTextProblem(target);
   if (hidden) return hidden;
   switch (kind) {
-    case 'http': {
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        return 'must be an http:// or https:// URL';
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
-      return null;
-    }
+    case 'http':
+      return httpUrlOf(target) ? null : 'must be an http:// or https:// URL';
     case 'tcp': {
       const hostPort = parseHostPort(target);
       if (!hostPort) return 'must be host:port';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrlOf } from '../../protocol/targets.ts';
 
 /** Value schemas that several sections of mon.toml share; a leaf module. */
 
@@ -10,11 +11,4 @@ export const text = (max = 2048) => z.string().trim().min(1, 'must not be empty'
 export const httpUrl = z
   .string()
   .trim()
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL');
+  .refine((v) => httpUrlOf(v) !== null, 'must be an http:// or https:// URL');

@@ -1,4 +1,5 @@
 import { nameSchema } from '../../protocol/check.ts';
+import { httpUrlOf } from '../../protocol/targets.ts';
 import { hiddenTextProblem } from '../../protocol/text.ts';
 import { badRequest, invalid } from '../problem.ts';
 
@@ -91,11 +92,5 @@ function formProblem(text: string, form: Form): string | null {
 
 /** An absolute http:// or https:// URL without hidden characters: links shown with deploys and changes. */
 export function isHttpUrl(text: string): boolean {
-  if (hiddenTextProblem(text)) return false;
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
+  return !hiddenTextProblem(text) && httpUrlOf(text) !== null;
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { httpUrlOf } from '../../protocol/targets.ts';
 import { privateReason } from '../http/private-addresses.ts';
 
 /**
@@ -28,13 +29,8 @@ export const MAX_EVERY_MS = 86_400_000;
  * Names that resolve to private addresses are refused when sent (server/http/outbound.ts).
  */
 export function urlProblem(text: string, allowPrivate: boolean, allowKey: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'must be an http:// or https:// URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
+  const url = httpUrlOf(text);
+  if (!url) return 'must be an http:// or https:// URL';
   if (url.username || url.password) return 'must not hold a user name or password';
   if (url.protocol === 'http:' && !allowPrivate) {
     return `must be https:// (plain http:// only with ${allowKey}, for a box on your own network)`;

@@ -121,6 +121,10 @@ export type SettingsRead = {
   holds: { silences: string[]; maintenance: string[] };
 };
 
+/** The watchdog's two targets: the edge (a POST with a token) and the heartbeat URL (a GET). */
+export const watchdogKinds = ['edge', 'heartbeat'] as const;
+export type WatchdogKind = (typeof watchdogKinds)[number];
+
 /**
  * `PUT /watchdog/edge`: `token: null` (or absent) keeps the stored token. `allowPrivate` (default
  * false) lets the URL reach a private address or use plain http://, for a box on the user's network.

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { type WatchdogKind, watchdogKinds } from '../../protocol/notify.ts';
 import { httpUrlOf } from '../../protocol/targets.ts';
 import { privateReason } from '../http/private-addresses.ts';
 
@@ -9,8 +10,7 @@ import { privateReason } from '../http/private-addresses.ts';
  * of each. Pure, for the config section, the routes and the sender.
  */
 
-export const watchdogKinds = ['edge', 'heartbeat'] as const;
-export type WatchdogKind = (typeof watchdogKinds)[number];
+export { type WatchdogKind, watchdogKinds };
 
 /** What one target sends to: `token` is the edge's bearer token (null for the heartbeat). */
 export type TargetSettings = { url: string; token: string | null; allowPrivate: boolean };

@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import type { WatchdogTarget } from '../../../../protocol/notify.ts';
+import type { WatchdogKind, WatchdogTarget } from '../../../../protocol/notify.ts';
 import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useForm } from '../../lib/form.ts';
 import { formatRelative, formatWhen } from '../../lib/format.ts';
-import { putTarget, useRefreshWatchdog, useRemoveTarget, type WatchdogKind } from './queries.ts';
+import { putTarget, useRefreshWatchdog, useRemoveTarget } from './queries.ts';
 
 const about: Record<
   WatchdogKind,

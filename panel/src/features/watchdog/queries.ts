@@ -1,9 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { WatchdogEdgeBody, WatchdogHeartbeatBody, WatchdogRead } from '../../../../protocol/notify.ts';
+import type {
+  WatchdogEdgeBody,
+  WatchdogHeartbeatBody,
+  WatchdogKind,
+  WatchdogRead,
+} from '../../../../protocol/notify.ts';
 import { del, get, put } from '../../lib/api.ts';
 import { watchdogKeys } from './keys.ts';
-
-export type WatchdogKind = 'edge' | 'heartbeat';
 
 const paths: Record<WatchdogKind, string> = { edge: '/watchdog/edge', heartbeat: '/watchdog/heartbeat-url' };
 

@@ -26,7 +26,6 @@ import {
  * change); a reminder posts a new message, so that the channel notifies again.
  */
 export const discord: ChannelImpl = {
-  edits: true,
   async send(input) {
     const url = input.channel.settings.url;
     if (!url || !URL.canParse(url)) return { ok: false, permanent: true, error: 'no valid webhook URL' };

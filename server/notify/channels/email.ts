@@ -24,7 +24,6 @@ import { type ChannelImpl, resultOfError, type SendInput, type SendResult, witho
  * and every later mail answers it (In-Reply-To, References), which mail apps show as one conversation.
  */
 export const email: ChannelImpl = {
-  edits: false,
   async send(input) {
     const { settings } = input.channel;
     const server = settings.smtp ? parseHostPort(settings.smtp.trim()) : null;

@@ -11,10 +11,9 @@ import type { Message } from '../message.ts';
  */
 export type ChannelImpl = {
   /**
-   * True when acknowledgement and resolution edit the first message of the incident (Discord,
-   * Telegram) instead of adding a new one; the first send answers the `thread` ref to edit.
+   * Sends one message. A kind that edits or answers its first message (Discord and Telegram edit it,
+   * email answers it) returns the ref to keep as `thread`, which later sends of the incident get back.
    */
-  edits: boolean;
   send(input: SendInput): Promise<SendResult>;
 };
 

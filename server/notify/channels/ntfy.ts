@@ -53,7 +53,6 @@ export function headerText(text: string): string {
 }
 
 export const ntfy: ChannelImpl = {
-  edits: false,
   async send({ channel, message, signal, dnsServers }) {
     const { url, secret, allowPrivate } = channel.settings;
     if (!url) return { ok: false, permanent: true, error: 'the channel has no topic URL' };

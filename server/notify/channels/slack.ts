@@ -65,7 +65,6 @@ export function slackBlocks(m: Message): Block[] {
 }
 
 export const slack: ChannelImpl = {
-  edits: false,
   async send({ channel, message, bases, signal, dnsServers }) {
     const { url } = channel.settings;
     if (!url) return { ok: false, permanent: true, error: 'the channel has no webhook URL' };

@@ -242,3 +242,40 @@ test('a reload follows the file: its target replaces the one set by the API, and
   );
   assert.equal((await read()).edge, null);
 });
+
+test('a reload that changes [watchdog] every times the next requests by the new interval at once', async (t) => {
+  const ping = await startReceiver();
+  const { dir, remove } = tempDir();
+  const configPath = join(dir, 'mon.toml');
+  writeFileSync(configPath, '[watchdog]\nevery = "1d"\n');
+  const { server, clock, inject } = await watchdogServer({ configPath });
+  t.after(async () => {
+    await server.dispose();
+    await ping.close();
+    remove();
+  });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: ping.url('/ping/every'), allowPrivate: true });
+  await ping.arrived(1);
+
+  // Lowered from a day to a minute: the next is due a minute after the last, not a day.
+  await clock.advance(30_000);
+  writeFileSync(configPath, '[watchdog]\nevery = "1m"\n');
+  server.deps.config.reload();
+  await clock.advance(29_000);
+  await quietSpell();
+  assert.equal(ping.requests.length, 1, 'not before the minute is up');
+  await clock.advance(1000);
+  await ping.arrived(2);
+  await clock.advance(60_000);
+  await ping.arrived(3);
+
+  // Lowered below the time since the last: due at once.
+  await clock.advance(30_000);
+  writeFileSync(configPath, '[watchdog]\nevery = "20s"\n');
+  server.deps.config.reload();
+  await clock.advance(0);
+  await ping.arrived(4);
+  assert.equal(clock.now(), T0 + 150_000);
+  await clock.advance(20_000);
+  await ping.arrived(5);
+});

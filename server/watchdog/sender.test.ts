@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { outboundRequest } from '../http/outbound.ts';
 import { memoryLog } from '../testing.ts';
+import { outcomeOfError } from './sender.ts';
 import { quietSpell, startReceiver, T0, watchdogServer } from './testkit.ts';
 
 /**
@@ -308,4 +310,27 @@ test('stopping the server aborts a request that gets no answer', async (t) => {
   const started = Date.now();
   await server.dispose();
   assert.ok(Date.now() - started < 5000, 'the stop did not wait for the 10 s request timeout');
+});
+
+test('a request that runs out of time is stored as no answer within 10 s', async (t) => {
+  const { createServer } = await import('node:http');
+  // A receiver that takes requests and never answers.
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    silent.closeAllConnections();
+    silent.close();
+  });
+  const { port } = silent.address() as import('node:net').AddressInfo;
+  // The error outboundRequest raises when its time runs out (50 ms here instead of the sender's 10 s).
+  const timedOut = await outboundRequest({
+    url: `http://127.0.0.1:${port}/`,
+    method: 'GET',
+    allowPrivate: true,
+    timeoutMs: 50,
+  }).then(
+    () => assert.fail('the silent receiver answered'),
+    (error: unknown) => error,
+  );
+  assert.deepEqual(outcomeOfError(timedOut), { ok: false, error: 'no answer within 10 s' });
 });

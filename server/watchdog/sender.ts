@@ -36,15 +36,16 @@ const requestOf: Record<
 const labelOf: Record<WatchdogKind, string> = { edge: 'the edge', heartbeat: 'the heartbeat URL' };
 
 /** The outcome of a request that threw, in words. */
-function outcomeOfError(error: unknown): SendOutcome {
+export function outcomeOfError(error: unknown): SendOutcome {
   if (error instanceof OutboundRefused && error.privateAddress) {
     return {
       ok: false,
       error: `${error.refusal}; allowPrivate (allow_private in mon.toml) lets it reach private addresses`,
     };
   }
-  const e = error as Error;
-  if (e?.name === 'TimeoutError') return { ok: false, error: `no answer within ${TIMEOUT_MS / 1000} s` };
+  const e = error as NodeJS.ErrnoException;
+  // outboundRequest's time limit runs out as an error of this code.
+  if (e?.code === 'ETIMEDOUT') return { ok: false, error: `no answer within ${TIMEOUT_MS / 1000} s` };
   return { ok: false, error: e?.message ?? String(error) };
 }
 
@@ -67,6 +68,8 @@ export class TargetSender {
   /** Bumped whenever the target changes; an answer of an older generation is not stored. */
   private generation = 0;
   private timer: TimerHandle | null = null;
+  /** When the last request was due: the next is due an interval later. */
+  private lastTickAt = 0;
   /** The generation whose request is on its way, and how to abort it. */
   private inFlight: { generation: number; controller: AbortController } | null = null;
   private readonly pending = new Set<Promise<void>>();
@@ -120,14 +123,30 @@ export class TargetSender {
     await Promise.all(this.pending);
   }
 
+  /**
+   * `[watchdog] every` changed: the next request is due the new interval after the last one (at once
+   * when that has passed), not after the old interval runs out.
+   */
+  retime(): void {
+    if (!this.timer) return;
+    this.deps.clock.clearTimeout(this.timer);
+    this.arm();
+  }
+
   private tick(): void {
     const target = this.target;
     if (!target || this.stopped) return;
     // The next one is due an interval after this one was due, whatever this one takes.
-    this.timer = this.deps.clock.setTimeout(() => this.tick(), this.deps.config.current().watchdog.everyMs);
+    this.lastTickAt = this.deps.clock.now();
+    this.arm();
     if (this.inFlight?.generation === this.generation) return;
     const sending = this.send(target, this.generation).finally(() => this.pending.delete(sending));
     this.pending.add(sending);
+  }
+
+  private arm(): void {
+    const due = this.lastTickAt + this.deps.config.current().watchdog.everyMs;
+    this.timer = this.deps.clock.setTimeout(() => this.tick(), Math.max(0, due - this.deps.clock.now()));
   }
 
   private async send(target: Target, generation: number): Promise<void> {

@@ -48,6 +48,8 @@ export function createWatchdogService(deps: Deps) {
     async start(): Promise<void> {
       await followConfig();
       unsubscribe = deps.config.onChange(() => {
+        // `every` may have changed: the next requests are due by the new one.
+        for (const kind of watchdogKinds) senders[kind].retime();
         followConfig().catch((error: unknown) =>
           deps.log.error('the watchdog could not follow mon.toml', { error: String(error) }),
         );

@@ -60,8 +60,10 @@ async function deliver(
         rejectUnauthorized: true,
         ...(input.extraCa?.length ? { ca: [...rootCertificates, ...input.extraCa] } : {}),
       },
+      // The password goes only over TLS: without TLS from the start, STARTTLS is required, so a
+      // server without it (or a man in the middle that strips it) gets no AUTH in clear.
       ...(settings.username && settings.secret
-        ? { auth: { user: settings.username, pass: settings.secret } }
+        ? { auth: { user: settings.username, pass: settings.secret }, requireTLS: true }
         : {}),
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
@@ -150,7 +152,14 @@ export function htmlOf(m: Message, maxAlerts = 10): string {
  * and connection errors are worth retrying.
  */
 function resultOfSmtp(error: unknown): SendResult {
-  const e = error as { responseCode?: unknown; response?: unknown; message?: unknown };
+  const e = error as { responseCode?: unknown; response?: unknown; message?: unknown; command?: unknown };
+  if (e?.command === 'STARTTLS' && typeof e.responseCode === 'number') {
+    return {
+      ok: false,
+      permanent: true,
+      error: `the SMTP server refused STARTTLS (${e.responseCode}); mon sends the password only over TLS`,
+    };
+  }
   if (typeof e?.responseCode === 'number' && e.responseCode >= 400 && e.responseCode < 600) {
     const reply = (typeof e.response === 'string' ? e.response : String(e.message))
       .replace(/\s+/g, ' ')

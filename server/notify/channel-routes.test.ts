@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { ChannelBody, ChannelRead, SettingsRead } from '../../protocol/notify.ts';
 import { int, scalar } from '../store/rows.ts';
+import { beforeNextJob } from '../testing.ts';
 import { storedChannel } from './channel-store.ts';
 import { type ChannelServer, channelServer } from './channel-testkit.ts';
 
@@ -241,4 +243,26 @@ test('channel writes: 401 without credentials, 403 for viewers and read tokens; 
   assert.equal(channelCount(s), 1);
   assert.equal(storedChannel(s.server.deps.store.read, 'team')?.settings.secret, 'tk_team_first');
   assert.equal((await s.call('none', 'GET', '/api/v1/settings')).status, 401);
+});
+
+test('a channel mon.toml takes while a PUT or DELETE waits for the writer: 409', async (t) => {
+  const s = await channelServer(mon);
+  t.after(() => s.dispose());
+  // The file takes the name after the request's arrival, before its writer job.
+  const reloadBeforeNextJob = (name: string) =>
+    beforeNextJob(s.server.deps.store.writer, () => {
+      writeFileSync(
+        s.configPath,
+        `${mon}\n[[alert]]\nname = "${name}"\ntype = "ntfy"\nurl = "https://ntfy.example/${name}"\n`,
+      );
+      s.server.deps.config.reload();
+    });
+  reloadBeforeNextJob('late');
+  const put = await s.call('write', 'PUT', '/api/v1/channels/late', { ...ntfy, name: 'late' });
+  assert.equal(put.status, 409);
+  assert.match(put.body.detail, /"late" is set in mon\.toml; change it there/);
+  reloadBeforeNextJob('later');
+  const removed = await s.call('admin', 'DELETE', '/api/v1/channels/later');
+  assert.equal(removed.status, 409);
+  assert.equal(channelCount(s), 0);
 });

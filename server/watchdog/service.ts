@@ -22,6 +22,7 @@ export function createWatchdogService(deps: Deps) {
   };
   const file = () => deps.config.current().watchdog;
 
+  // Checked inside the writer job, so that a reload of mon.toml cannot come between check and write.
   const refuseManaged = (kind: WatchdogKind) => {
     if (file()[kind]) throw conflict(`set by ${fileKey[kind]} of mon.toml: change it there`);
   };
@@ -67,8 +68,8 @@ export function createWatchdogService(deps: Deps) {
 
     /** Sets a target through the API (409 while the file sets it); the first request goes after the commit. */
     async put(kind: WatchdogKind, input: TargetInput): Promise<void> {
-      refuseManaged(kind);
       await deps.store.writer.run((db, tx) => {
+        refuseManaged(kind);
         const settings: TargetSettings = { url: input.url, token: null, allowPrivate: input.allowPrivate };
         if (kind === 'edge') settings.token = input.token ?? keptToken(db, input.url);
         putStored(db, kind, settings);
@@ -80,8 +81,8 @@ export function createWatchdogService(deps: Deps) {
 
     /** Removes a target set through the API (409 while the file sets it); nothing set is no error. */
     async remove(kind: WatchdogKind): Promise<void> {
-      refuseManaged(kind);
       await deps.store.writer.run((db, tx) => {
+        refuseManaged(kind);
         if (!removeStored(db, kind)) return;
         senders[kind].retire(tx);
         tx.afterCommit(() => senders[kind].follow(null));

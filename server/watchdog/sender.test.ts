@@ -265,8 +265,8 @@ test('no token and no secret path in the read, the errors or the log, even when 
 
   assert.equal(shown.heartbeat?.address, ping.host);
   assert.equal(shown.edge?.address, edge.url('/in'));
-  assert.equal(shown.edge?.lastError, 'the edge answered 401: bad token in Bearer …');
-  assert.equal(shown.heartbeat?.lastError, 'the heartbeat URL answered 404: no check at …');
+  assert.equal(shown.edge?.lastError, 'the edge answered 401: bad token in Bearer [secret]');
+  assert.equal(shown.heartbeat?.lastError, 'the heartbeat URL answered 404: no check at [secret]');
   const everything = JSON.stringify(await read()) + memory.text();
   for (const secret of [token, 'query-secret', secretPath, '9f3c2b1a']) {
     assert.ok(!everything.includes(secret), `${secret} leaked`);

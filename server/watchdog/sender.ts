@@ -2,6 +2,7 @@ import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { OutboundRefused, type OutboundRequest, outboundRequest } from '../http/outbound.ts';
 import { resultOfStatus } from '../notify/channels/kind.ts';
+import { hideSecrets } from '../notify/secrets.ts';
 import type { Tx } from '../store/writer.ts';
 import { recordOutcome, type SendOutcome } from './store.ts';
 import { addressOf, sameTarget, type Target, type WatchdogKind } from './targets.ts';
@@ -49,16 +50,15 @@ export function outcomeOfError(error: unknown): SendOutcome {
   return { ok: false, error: e?.message ?? String(error) };
 }
 
-/** `text` without the target's secrets: its token, and the path of a heartbeat URL. */
-function redact(text: string, target: Target): string {
-  const secrets: string[] = [];
-  if (target.token) secrets.push(target.token);
+/** The target's secrets: its token, and the path (with the query) of a heartbeat URL. */
+function secretsOfTarget(target: Target): string[] {
+  const secrets = target.token ? [target.token] : [];
   if (target.kind === 'heartbeat') {
     const url = new URL(target.url);
     const secretPart = `${url.pathname}${url.search}`;
-    if (secretPart.length > 1) secrets.push(secretPart, encodeURI(secretPart));
+    if (secretPart.length > 1) secrets.push(secretPart);
   }
-  return secrets.reduce((out, secret) => out.split(secret).join('…'), text);
+  return secrets;
 }
 
 export class TargetSender {
@@ -170,7 +170,7 @@ export class TargetSender {
       if (this.inFlight?.controller === controller) this.inFlight = null;
     }
     if (this.stopped || generation !== this.generation) return;
-    if (!outcome.ok) outcome = { ok: false, error: redact(outcome.error, target) };
+    if (!outcome.ok) outcome = { ok: false, error: hideSecrets(outcome.error, secretsOfTarget(target)) };
     try {
       const stored = await deps.store.writer.run((db) => {
         if (generation !== this.generation) return false;

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { WatchdogRead } from '../../protocol/notify.ts';
 import type { Deps } from '../deps.ts';
+import { movedSecret, sameOrigin } from '../notify/secrets.ts';
 import { conflict, invalid } from '../problem.ts';
 import { TargetSender } from './sender.ts';
 import { followFile, putStored, removeStored, storedSettings, targetOf, watchdogRead } from './store.ts';
@@ -97,9 +98,7 @@ export function createWatchdogService(deps: Deps) {
   function keptToken(db: DatabaseSync, url: string): string {
     const stored = storedSettings(db, 'edge');
     if (stored === null || stored.token === null) throw invalid('token', 'required');
-    if (new URL(stored.url).origin !== new URL(url).origin) {
-      throw invalid('token', 'required when the URL moves to another host');
-    }
+    if (!sameOrigin(stored.url, url)) throw invalid('token', movedSecret);
     return stored.token;
   }
 }

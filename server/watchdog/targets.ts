@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { privateReason } from '../http/private-addresses.ts';
+import { holdsUserInfo, userInfoRefused } from '../notify/secrets.ts';
 
 /**
  * The watchdog's two targets (docs/notifications.md "Watchdog") and the rules their settings follow
@@ -35,7 +36,7 @@ export function urlProblem(text: string, allowPrivate: boolean, allowKey: string
     return 'must be an http:// or https:// URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
-  if (url.username || url.password) return 'must not hold a user name or password';
+  if (holdsUserInfo(text)) return userInfoRefused;
   if (url.protocol === 'http:' && !allowPrivate) {
     return `must be https:// (plain http:// only with ${allowKey}, for a box on your own network)`;
   }

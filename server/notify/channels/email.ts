@@ -29,7 +29,7 @@ export const email: ChannelImpl = {
     const server = settings.smtp ? parseHostPort(settings.smtp.trim()) : null;
     if (!server || !settings.from || settings.to.length === 0)
       return { ok: false, permanent: true, error: 'no SMTP server, sender or recipients' };
-    return withoutSecrets(await deliver(input, server, settings.from), [settings.secret]);
+    return withoutSecrets(await deliver(input, server, settings.from), input.channel);
   },
 };
 

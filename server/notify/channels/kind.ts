@@ -2,6 +2,7 @@ import type { ChannelKind } from '../../../protocol/notify.ts';
 import { OutboundRefused } from '../../http/outbound.ts';
 import type { ChannelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
+import { hideSecrets, secretsOf } from '../secrets.ts';
 
 /**
  * What a channel kind is: one file per kind (`channels/<kind>.ts`), registered in the exhaustive
@@ -132,16 +133,10 @@ export function resultOfError(error: unknown): SendResult {
 }
 
 /**
- * `result` with each of `secrets` in its error replaced by "[secret]": for kinds whose URL or
- * credentials could come back in a platform's answer or a network error.
+ * `result` with every secret of `channel` in its error hidden (server/notify/secrets.ts): a platform's
+ * answer or a network error may quote the URL, the token or the password.
  */
-export function withoutSecrets(result: SendResult, secrets: (string | null)[]): SendResult {
+export function withoutSecrets(result: SendResult, channel: ChannelTarget): SendResult {
   if (result.ok) return result;
-  let error = result.error;
-  for (const secret of secrets) {
-    if (!secret) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)]))
-      error = error.replaceAll(form, '[secret]');
-  }
-  return { ...result, error };
+  return { ...result, error: hideSecrets(result.error, secretsOf(channel)) };
 }

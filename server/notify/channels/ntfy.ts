@@ -79,9 +79,9 @@ export const ntfy: ChannelImpl = {
         dnsServers,
       });
       const result = resultOfStatus('ntfy', answer.status, answer.body, answer.headers['retry-after']);
-      return withoutSecrets(result, [secret]);
+      return withoutSecrets(result, channel);
     } catch (error) {
-      return withoutSecrets(resultOfError(error), [secret]);
+      return withoutSecrets(resultOfError(error), channel);
     }
   },
 };

@@ -21,7 +21,7 @@ export const telegram: ChannelImpl = {
   async send(input) {
     const { secret, chatId } = input.channel.settings;
     if (!secret || !chatId) return { ok: false, permanent: true, error: 'no bot token or chat id' };
-    return withoutSecrets(await deliver(input, secret, chatId), [secret]);
+    return withoutSecrets(await deliver(input, secret, chatId), input.channel);
   },
 };
 

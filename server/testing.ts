@@ -8,6 +8,7 @@ import type { Clock } from './clock.ts';
 import type { ConfigService } from './config/service.ts';
 import { createLog, type Log, silentLog } from './log.ts';
 import { createServer, type Server, type ServerOptions } from './start.ts';
+import type { Writer } from './store/writer.ts';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'mon-test-'): { dir: string; remove: () => void } {
@@ -78,4 +79,17 @@ export async function within(ms: number, what: string, condition: () => boolean)
     if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Runs `between` once, when the next job is handed to `writer`: after a request's checks outside the
+ * writer and before its job, a moment tests cannot otherwise reach (a reload of mon.toml landing there).
+ */
+export function beforeNextJob(writer: Writer, between: () => void): void {
+  const run = writer.run.bind(writer);
+  writer.run = (fn) => {
+    writer.run = run;
+    between();
+    return run(fn);
+  };
 }

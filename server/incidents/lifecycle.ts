@@ -3,9 +3,9 @@ import { liveKeys } from '../../protocol/live.ts';
 import { newId } from '../checks/manage.ts';
 import type { DomainEvents, EventSubscriber, IncidentChange } from '../events.ts';
 import type { Tx } from '../store/writer.ts';
+import { inMaintenanceAt } from '../windows/active.ts';
 import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
-import { inMaintenance } from './maintenance.ts';
 import { scopeOf } from './scope.ts';
 import {
   type AlertRecord,
@@ -123,7 +123,7 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     acknowledgedAt: null,
     acknowledgedBy: null,
     resolvedAt: null,
-    inMaintenance: inMaintenance(db, { services: [e.service], hosts: graph.hostsOf(e.service) }, e.ts),
+    inMaintenance: inMaintenanceAt(db, { services: [e.service], hosts: graph.hostsOf(e.service) }, e.ts),
     topCause: null,
   };
   insertIncident(db, incident);

@@ -7,8 +7,9 @@ import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
 import { nextAttempt } from './backoff.ts';
 import type { ChannelTarget, SendResult } from './channels/kind.ts';
-import { kindLabel, urlIsSecret } from './config.ts';
+import { kindLabel } from './config.ts';
 import type { Message } from './message.ts';
+import { hideSecrets, secretsOf } from './secrets.ts';
 import { utc } from './text.ts';
 
 /**
@@ -84,7 +85,7 @@ export function recordAttempt(
     }
     title = `Sent to ${label}`;
   } else {
-    const error = redact(outcome.result.error, outcome.channel);
+    const error = hideSecrets(outcome.result.error, secretsOf(outcome.channel));
     const next = nextAttempt(outcome.result, attempt, row.createdAt, now);
     if (next.retry) {
       written = update(db, row.id, { state: 'due', attempts: attempt, at: now, error, dueAt: next.at });
@@ -139,16 +140,4 @@ function update(
     id,
   );
   return Number(changed.changes) > 0;
-}
-
-/**
- * `error` without the channel's secret or secret URL: a receiver or a library may quote what it was
- * sent. Short values are left alone (they would cut ordinary words).
- */
-export function redact(error: string, channel: ChannelTarget): string {
-  let out = error;
-  const { secret, url } = channel.settings;
-  if (secret && secret.length >= 6) out = out.split(secret).join('[secret]');
-  if (url && urlIsSecret(channel.kind)) out = out.split(url).join('[webhook URL]');
-  return out;
 }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { type ChannelBody, type ChannelKind, channelKinds } from '../../protocol/notify.ts';
+import { parseHostPort } from '../../protocol/targets.ts';
 import { httpUrl, text } from '../config/fields.ts';
 import { invalid } from '../problem.ts';
 import type { ChannelSettings } from './config.ts';
+import { holdsUserInfo, movedSecret, sameOrigin, userInfoRefused } from './secrets.ts';
 // mon's words for every issue a schema here leaves to the fallback (unknown fields among them).
 import '../../protocol/messages.ts';
 
@@ -35,7 +37,11 @@ const email = z.string().trim().email('must be an email address');
 
 /** The value each field takes, shared by the file's keys and the API's fields. */
 export const channelValues = {
-  url: httpUrl,
+  // Reads, the panel and the export show a URL (but Slack's and Discord's): no credential in it.
+  url: httpUrl.refine(
+    (v) => !holdsUserInfo(v),
+    `${userInfoRefused}; give the credential as the channel's secret`,
+  ),
   secret: text(4096),
   chatId: text(100),
   smtp: z
@@ -115,22 +121,16 @@ export const channelBodySchema = z.strictObject({
 
 /**
  * The settings a valid body makes, or a 422 naming the field. `stored` are the settings of the channel
- * a PUT changes (null for a new one): `secret: null` or absent keeps its secret, `""` removes it (only
- * where the kind can do without one); for Slack and Discord `url: null` keeps its URL. An email
- * channel left without a username keeps no password.
+ * a PUT changes (null for a new one): `secret: null` or absent keeps its secret while it goes to the
+ * same place (`keptSecret`), `""` removes it (only where the kind can do without one); for Slack and
+ * Discord `url: null` keeps its URL. An email channel left without a username keeps no password.
  */
 export function settingsOfBody(body: ChannelBody, stored: ChannelSettings | null): ChannelSettings {
   const { kind } = body;
   const given = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
-  let secret: string | null;
-  if (body.secret === '') {
-    if (stored?.secret && !secretIsOptional(kind))
-      throw invalid('secret', `required for ${kind} channels; give a new one to replace it`);
-    secret = null;
-  } else secret = given(body.secret) ?? stored?.secret ?? null;
   const settings: ChannelSettings = {
     url: given(body.url) ?? (urlIsSecret(kind) ? (stored?.url ?? null) : null),
-    secret,
+    secret: null,
     chatId: given(body.chatId),
     smtp: given(body.smtp),
     tls: given(body.tls),
@@ -139,8 +139,10 @@ export function settingsOfBody(body: ChannelBody, stored: ChannelSettings | null
     to: given(body.to) ?? [],
     allowPrivate: given(body.allowPrivate) ?? false,
   };
-  // A password kept from before goes with the username it was given for.
-  if (kind === 'email' && settings.username === null && !body.secret) settings.secret = null;
+  if (body.secret === '') {
+    if (stored?.secret && !secretIsOptional(kind))
+      throw invalid('secret', `required for ${kind} channels; give a new one to replace it`);
+  } else settings.secret = given(body.secret) ?? keptSecret(kind, stored, settings);
   const present = (Object.keys(channelValues) as ChannelField[]).filter((field) =>
     field === 'to'
       ? body.to != null
@@ -151,4 +153,29 @@ export function settingsOfBody(body: ChannelBody, stored: ChannelSettings | null
   const problem = fieldProblems(kind, present, 'channels')[0];
   if (problem) throw invalid(problem.field, problem.message);
   return settings;
+}
+
+/**
+ * The stored secret for a PUT that leaves it out, or null. It goes only where it went before: the
+ * same origin for ntfy and webhooks, the same SMTP server for email (with a username, which it was
+ * given for); Telegram's bot token goes to Telegram whatever changes. Whoever may change a channel
+ * without reading its secret must not be able to send the secret to a host of their own: 422.
+ */
+function keptSecret(kind: ChannelKind, stored: ChannelSettings | null, next: ChannelSettings): string | null {
+  if (!stored?.secret) return null;
+  // Without a URL or server the body misses a required field, which is the error to answer.
+  if (kind === 'email') {
+    if (next.username === null) return null;
+    if (next.smtp !== null && !sameServer(stored.smtp, next.smtp))
+      throw invalid('secret', 'required when the SMTP server moves to another host');
+  } else if (kind !== 'telegram' && next.url !== null && !sameOrigin(stored.url, next.url)) {
+    throw invalid('secret', movedSecret);
+  }
+  return stored.secret;
+}
+
+/** Whether two `smtp` values name the same server: host names compare without case. */
+function sameServer(a: string | null, b: string | null): boolean {
+  const [x, y] = [a, b].map((v) => (v === null ? null : parseHostPort(v.trim())));
+  return !!x && !!y && x.host.toLowerCase() === y.host.toLowerCase() && x.port === y.port;
 }

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { ChannelBody, ChannelRead, SettingsRead } from '../../protocol/notify.ts';
+import { loadConfigText } from '../config/load.ts';
 import { int, scalar } from '../store/rows.ts';
+import { beforeNextJob } from '../testing.ts';
 import { storedChannel } from './channel-store.ts';
 import { type ChannelServer, channelServer } from './channel-testkit.ts';
 
@@ -241,4 +244,107 @@ test('channel writes: 401 without credentials, 403 for viewers and read tokens; 
   assert.equal(channelCount(s), 1);
   assert.equal(storedChannel(s.server.deps.store.read, 'team')?.settings.secret, 'tk_team_first');
   assert.equal((await s.call('none', 'GET', '/api/v1/settings')).status, 401);
+});
+
+test('PUT keeps a stored secret only where it went: another origin or SMTP server needs it again (422)', async (t) => {
+  const s = await channelServer(mon);
+  t.after(() => s.dispose());
+  const stored = (name: string) => storedChannel(s.server.deps.store.read, name)?.settings;
+  const put = (body: ChannelBody) => s.call('write', 'PUT', `/api/v1/channels/${body.name}`, body);
+  const hook: ChannelBody = {
+    name: 'hook',
+    kind: 'webhook',
+    url: 'https://hooks.example.com/mon',
+    secret: 'whsec-stored',
+  };
+  for (const body of [ntfy, hook, email])
+    assert.equal((await s.call('write', 'POST', '/api/v1/channels', body)).status, 201);
+
+  // A write token cannot read secrets: it must not send them to a host of its own either.
+  for (const url of [
+    'https://attacker.example/team',
+    'http://ntfy.example/team',
+    'https://ntfy.example:8443/team',
+    'https://ntfy.example.attacker.example/team',
+  ]) {
+    for (const body of [
+      { ...ntfy, url, secret: null },
+      { ...ntfy, url, secret: undefined },
+    ]) {
+      const moved = await put(body);
+      assert.equal(moved.status, 422, url);
+      assert.equal(moved.body.detail, 'secret: required when the URL moves to another host');
+    }
+  }
+  assert.deepEqual(
+    [stored('team')?.url, stored('team')?.secret],
+    ['https://ntfy.example/team', 'tk_team_first'],
+  );
+  const movedHook = await put({ ...hook, url: 'https://attacker.example/mon', secret: null });
+  assert.equal(movedHook.body.detail, 'secret: required when the URL moves to another host');
+  assert.equal(stored('hook')?.url, 'https://hooks.example.com/mon');
+
+  for (const smtp of ['attacker.example:587', 'mail.example.com:2525']) {
+    const moved = await put({ ...email, smtp, secret: null });
+    assert.equal(moved.status, 422, smtp);
+    assert.equal(moved.body.detail, 'secret: required when the SMTP server moves to another host');
+  }
+  assert.deepEqual(
+    [stored('mail')?.smtp, stored('mail')?.secret],
+    ['mail.example.com:587', 'smtp-password-1'],
+  );
+
+  // The same origin or server keeps it; a new secret, or none, may go anywhere.
+  assert.equal((await put({ ...ntfy, url: 'https://NTFY.example:443/other', secret: null })).status, 204);
+  assert.equal(stored('team')?.secret, 'tk_team_first');
+  assert.equal((await put({ ...email, smtp: 'MAIL.example.com:587', secret: null })).status, 204);
+  assert.equal(stored('mail')?.secret, 'smtp-password-1');
+  assert.equal((await put({ ...hook, url: 'https://other.example/mon', secret: 'whsec-new' })).status, 204);
+  assert.deepEqual([stored('hook')?.url, stored('hook')?.secret], ['https://other.example/mon', 'whsec-new']);
+  assert.equal((await put({ ...ntfy, url: 'https://other.example/team', secret: '' })).status, 204);
+  assert.deepEqual([stored('team')?.url, stored('team')?.secret], ['https://other.example/team', null]);
+});
+
+test('channel URLs with a user name or password are refused, in the API and in mon.toml alike', async (t) => {
+  const s = await channelServer(mon);
+  t.after(() => s.dispose());
+  for (const url of ['https://me:hunter22@ntfy.example/team', 'https://me@ntfy.example/team']) {
+    const res = await s.call('write', 'POST', '/api/v1/channels', { ...ntfy, url });
+    assert.equal(res.status, 422);
+    assert.equal(
+      res.body.detail,
+      "url: must not hold a user name or password; give the credential as the channel's secret",
+    );
+  }
+  assert.equal(channelCount(s), 0);
+  const file = loadConfigText(
+    '[[alert]]\ntype = "webhook"\nurl = "https://me:hunter22@hooks.example.com/mon"\n',
+    { env: {} },
+  );
+  assert.equal(
+    file.ok ? '' : file.error,
+    "alert[0].url: must not hold a user name or password; give the credential as the channel's secret",
+  );
+});
+
+test('a channel mon.toml takes while a PUT or DELETE waits for the writer: 409', async (t) => {
+  const s = await channelServer(mon);
+  t.after(() => s.dispose());
+  // The file takes the name after the request's arrival, before its writer job.
+  const reloadBeforeNextJob = (name: string) =>
+    beforeNextJob(s.server.deps.store.writer, () => {
+      writeFileSync(
+        s.configPath,
+        `${mon}\n[[alert]]\nname = "${name}"\ntype = "ntfy"\nurl = "https://ntfy.example/${name}"\n`,
+      );
+      s.server.deps.config.reload();
+    });
+  reloadBeforeNextJob('late');
+  const put = await s.call('write', 'PUT', '/api/v1/channels/late', { ...ntfy, name: 'late' });
+  assert.equal(put.status, 409);
+  assert.match(put.body.detail, /"late" is set in mon\.toml; change it there/);
+  reloadBeforeNextJob('later');
+  const removed = await s.call('admin', 'DELETE', '/api/v1/channels/later');
+  assert.equal(removed.status, 409);
+  assert.equal(channelCount(s), 0);
 });

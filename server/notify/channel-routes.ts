@@ -17,9 +17,10 @@ type NameParams = { Params: { name: string } };
  * Channels of mon.toml (`[[alert]]`) are changed only there: 409.
  */
 export function registerChannels(app: FastifyInstance, deps: Deps, reach: Reach): void {
-  const fileChannel = (name: string) => deps.config.current().managed.alerts.has(name);
+  // Called inside writer jobs, so that a reload of mon.toml cannot come between the check and the write.
   const refuseFileChannel = (name: string) => {
-    if (fileChannel(name)) throw conflict(`the channel "${name}" is set in mon.toml; change it there`);
+    if (deps.config.current().managed.alerts.has(name))
+      throw conflict(`the channel "${name}" is set in mon.toml; change it there`);
   };
   // A mon.toml rejected for taking the name of a channel just removed may load now.
   const retryRejectedFile = () => {
@@ -48,11 +49,10 @@ export function registerChannels(app: FastifyInstance, deps: Deps, reach: Reach)
 
   app.put<NameParams>('/api/v1/channels/:name', async (request, reply) => {
     const { name } = request.params;
-    refuseFileChannel(name);
-    if (!storedChannel(deps.store.read, name)) throw notFound(`no channel ${name}`);
     const body: ChannelBody = channelBodySchema.parse(request.body);
     if (body.name !== name) throw invalid('name', `must be "${name}": a channel keeps its name`);
     await deps.store.writer.run((db) => {
+      refuseFileChannel(name);
       const stored = storedChannel(db, name);
       if (!stored) throw notFound(`no channel ${name}`);
       if (body.kind !== stored.kind) {
@@ -65,8 +65,10 @@ export function registerChannels(app: FastifyInstance, deps: Deps, reach: Reach)
 
   app.delete<NameParams>('/api/v1/channels/:name', async (request, reply) => {
     const { name } = request.params;
-    refuseFileChannel(name);
-    const removed = await deps.store.writer.run((db) => deleteChannel(db, name));
+    const removed = await deps.store.writer.run((db) => {
+      refuseFileChannel(name);
+      return deleteChannel(db, name);
+    });
     if (!removed) throw notFound(`no channel ${name}`);
     retryRejectedFile();
     return reply.code(204).send();

@@ -86,7 +86,7 @@ test('a receiver that refuses: its status and answer, never the secret; the log 
   const result = res.body as ChannelTestResult;
   assert.equal(result.delivered, false);
   assert.equal(result.permanent, true);
-  assert.equal(result.error, 'webhook answered 401: bad signature for key [hidden]');
+  assert.equal(result.error, 'webhook answered 401: bad signature for key [secret]');
   assert.ok(!JSON.stringify(res.body).includes(secret));
   assert.match(memory.text(), /"message":"channel test"/);
   assert.ok(!memory.text().includes(secret));

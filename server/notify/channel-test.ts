@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ChannelTestResult } from '../../protocol/notify.ts';
-import { urlIsSecret } from './channel-body.ts';
 import { channelImpls } from './channels/index.ts';
 import type { ChannelTarget, Reach, SendResult } from './channels/kind.ts';
 import type { Message } from './message.ts';
+import { hideSecrets, secretsOf } from './secrets.ts';
 
 /**
  * The channel test button (`POST /api/v1/channels/{name}/test`): a message that says it is a test,
@@ -75,32 +75,8 @@ export async function sendTest(
   if (result.ok) return { delivered: true, error: null, permanent: false, latencyMs };
   return {
     delivered: false,
-    error: hideSecrets(result.error, channel),
+    error: hideSecrets(result.error, secretsOf(channel)),
     permanent: result.permanent,
     latencyMs,
   };
-}
-
-/**
- * `error` with the channel's secrets replaced: its secret, a Slack or Discord URL (the credential is in
- * its path), the password of a URL. A receiver that echoes what it got must not show them here.
- */
-export function hideSecrets(error: string, channel: ChannelTarget): string {
-  const { secret, url } = channel.settings;
-  const hidden: string[] = [];
-  if (secret) hidden.push(secret);
-  if (url) {
-    try {
-      const parsed = new URL(url);
-      if (urlIsSecret(channel.kind)) hidden.push(url, parsed.pathname);
-      if (parsed.password) hidden.push(parsed.password, decodeURIComponent(parsed.password));
-    } catch {
-      hidden.push(url);
-    }
-  }
-  let text = error;
-  for (const value of hidden.filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)) {
-    text = text.split(value).join('[hidden]');
-  }
-  return text;
 }

@@ -7,7 +7,7 @@ import type { ConfigExport } from '../../protocol/config.ts';
 import { exportConfig } from '../config/export.ts';
 import { loadConfigText } from '../config/load.ts';
 import { startReceiver } from '../http/fixtures/receiver.ts';
-import { tempDir } from '../testing.ts';
+import { beforeNextJob, tempDir } from '../testing.ts';
 import { quietSpell, T0, watchdogServer } from './testkit.ts';
 
 /** `[watchdog]` of mon.toml: its keys, its export, and the targets it sets, which the API cannot change. */
@@ -242,4 +242,82 @@ test('a reload follows the file: its target replaces the one set by the API, and
     'the API token went with the target the file replaced',
   );
   assert.equal((await read()).edge, null);
+});
+
+test('a reload that changes [watchdog] every times the next requests by the new interval at once', async (t) => {
+  const ping = await startReceiver();
+  const { dir, remove } = tempDir();
+  const configPath = join(dir, 'mon.toml');
+  writeFileSync(configPath, '[watchdog]\nevery = "1d"\n');
+  const { server, clock, inject } = await watchdogServer({ configPath });
+  t.after(async () => {
+    await server.dispose();
+    await ping.close();
+    remove();
+  });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${ping.url}/ping/every`, allowPrivate: true });
+  await ping.arrived(1);
+
+  // Lowered from a day to a minute: the next is due a minute after the last, not a day.
+  await clock.advance(30_000);
+  writeFileSync(configPath, '[watchdog]\nevery = "1m"\n');
+  server.deps.config.reload();
+  await clock.advance(29_000);
+  await quietSpell();
+  assert.equal(ping.received.length, 1, 'not before the minute is up');
+  await clock.advance(1000);
+  await ping.arrived(2);
+  await clock.advance(60_000);
+  await ping.arrived(3);
+
+  // Lowered below the time since the last: due at once.
+  await clock.advance(30_000);
+  writeFileSync(configPath, '[watchdog]\nevery = "20s"\n');
+  server.deps.config.reload();
+  await clock.advance(0);
+  await ping.arrived(4);
+  assert.equal(clock.now(), T0 + 150_000);
+  await clock.advance(20_000);
+  await ping.arrived(5);
+});
+
+test('a target mon.toml sets while a PUT or DELETE waits for the writer: 409, the API changes nothing', async (t) => {
+  const receiver = await startReceiver();
+  const { dir, remove } = tempDir();
+  const configPath = join(dir, 'mon.toml');
+  writeFileSync(configPath, '');
+  const { server, inject, read } = await watchdogServer({ configPath });
+  t.after(async () => {
+    await server.dispose();
+    await receiver.close();
+    remove();
+  });
+  await inject('PUT', '/watchdog/heartbeat-url', { url: `${receiver.url}/ping/api`, allowPrivate: true });
+  await receiver.arrived(1);
+
+  // The file sets the target after the request's arrival, before its writer job.
+  const reloadBeforeNextJob = (text: string) =>
+    beforeNextJob(server.deps.store.writer, () => {
+      writeFileSync(configPath, text);
+      server.deps.config.reload();
+    });
+  const edge = `[watchdog.edge]\nurl = "${receiver.url}/file-edge"\ntoken = "file-token"\nallow_private = true\n`;
+  reloadBeforeNextJob(edge);
+  const put = await inject('PUT', '/watchdog/edge', {
+    url: `${receiver.url}/api-edge`,
+    token: 'api-token',
+    allowPrivate: true,
+  });
+  assert.equal(put.status, 409, put.text);
+  assert.equal(put.json().detail, 'set by [watchdog.edge] of mon.toml: change it there');
+
+  const heartbeat = `[watchdog.heartbeat]\nurl = "${receiver.url}/ping/file"\nallow_private = true\n`;
+  reloadBeforeNextJob(`${edge}${heartbeat}`);
+  const removed = await inject('DELETE', '/watchdog/heartbeat-url');
+  assert.equal(removed.status, 409, removed.text);
+  const shown = await read();
+  assert.equal(shown.edge?.address, `${receiver.url}/file-edge`);
+  assert.equal(shown.edge?.managed, true);
+  assert.equal(shown.heartbeat?.managed, true);
+  assert.ok(!receiver.received.some((r) => r.path === '/api-edge'), 'nothing went to the API target');
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startReceiver } from '../http/fixtures/receiver.ts';
+import { outboundRequest } from '../http/outbound.ts';
 import { memoryLog } from '../testing.ts';
+import { outcomeOfError } from './sender.ts';
 import { quietSpell, T0, watchdogServer } from './testkit.ts';
 
 /**
@@ -264,8 +266,8 @@ test('no token and no secret path in the read, the errors or the log, even when 
 
   assert.equal(shown.heartbeat?.address, ping.host);
   assert.equal(shown.edge?.address, `${edge.url}/in`);
-  assert.equal(shown.edge?.lastError, 'the edge answered 401: bad token in Bearer …');
-  assert.equal(shown.heartbeat?.lastError, 'the heartbeat URL answered 404: no check at …');
+  assert.equal(shown.edge?.lastError, 'the edge answered 401: bad token in Bearer [secret]');
+  assert.equal(shown.heartbeat?.lastError, 'the heartbeat URL answered 404: no check at [secret]');
   const everything = JSON.stringify(await read()) + memory.text();
   for (const secret of [token, 'query-secret', secretPath, '9f3c2b1a']) {
     assert.ok(!everything.includes(secret), `${secret} leaked`);
@@ -304,4 +306,27 @@ test('stopping the server aborts a request that gets no answer', async (t) => {
   const started = Date.now();
   await server.dispose();
   assert.ok(Date.now() - started < 5000, 'the stop did not wait for the 10 s request timeout');
+});
+
+test('a request that runs out of time is stored as no answer within 10 s', async (t) => {
+  const { createServer } = await import('node:http');
+  // A receiver that takes requests and never answers.
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    silent.closeAllConnections();
+    silent.close();
+  });
+  const { port } = silent.address() as import('node:net').AddressInfo;
+  // The error outboundRequest raises when its time runs out (50 ms here instead of the sender's 10 s).
+  const timedOut = await outboundRequest({
+    url: `http://127.0.0.1:${port}/`,
+    method: 'GET',
+    allowPrivate: true,
+    timeoutMs: 50,
+  }).then(
+    () => assert.fail('the silent receiver answered'),
+    (error: unknown) => error,
+  );
+  assert.deepEqual(outcomeOfError(timedOut), { ok: false, error: 'no answer within 10 s' });
 });

@@ -2,6 +2,7 @@ import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { OutboundRefused, type OutboundRequest, outboundRequest } from '../http/outbound.ts';
 import { resultOfStatus } from '../notify/channels/kind.ts';
+import { hideSecrets } from '../notify/secrets.ts';
 import type { Tx } from '../store/writer.ts';
 import { recordOutcome, type SendOutcome } from './store.ts';
 import { addressOf, sameTarget, type Target, type WatchdogKind } from './targets.ts';
@@ -36,28 +37,28 @@ const requestOf: Record<
 const labelOf: Record<WatchdogKind, string> = { edge: 'the edge', heartbeat: 'the heartbeat URL' };
 
 /** The outcome of a request that threw, in words. */
-function outcomeOfError(error: unknown): SendOutcome {
+export function outcomeOfError(error: unknown): SendOutcome {
   if (error instanceof OutboundRefused && error.privateAddress) {
     return {
       ok: false,
       error: `${error.refusal}; allowPrivate (allow_private in mon.toml) lets it reach private addresses`,
     };
   }
-  const e = error as Error;
-  if (e?.name === 'TimeoutError') return { ok: false, error: `no answer within ${TIMEOUT_MS / 1000} s` };
+  const e = error as NodeJS.ErrnoException;
+  // outboundRequest's time limit runs out as an error of this code.
+  if (e?.code === 'ETIMEDOUT') return { ok: false, error: `no answer within ${TIMEOUT_MS / 1000} s` };
   return { ok: false, error: e?.message ?? String(error) };
 }
 
-/** `text` without the target's secrets: its token, and the path of a heartbeat URL. */
-function redact(text: string, target: Target): string {
-  const secrets: string[] = [];
-  if (target.token) secrets.push(target.token);
+/** The target's secrets: its token, and the path (with the query) of a heartbeat URL. */
+function secretsOfTarget(target: Target): string[] {
+  const secrets = target.token ? [target.token] : [];
   if (target.kind === 'heartbeat') {
     const url = new URL(target.url);
     const secretPart = `${url.pathname}${url.search}`;
-    if (secretPart.length > 1) secrets.push(secretPart, encodeURI(secretPart));
+    if (secretPart.length > 1) secrets.push(secretPart);
   }
-  return secrets.reduce((out, secret) => out.split(secret).join('…'), text);
+  return secrets;
 }
 
 export class TargetSender {
@@ -67,6 +68,8 @@ export class TargetSender {
   /** Bumped whenever the target changes; an answer of an older generation is not stored. */
   private generation = 0;
   private timer: TimerHandle | null = null;
+  /** When the last request was due: the next is due an interval later. */
+  private lastTickAt = 0;
   /** The generation whose request is on its way, and how to abort it. */
   private inFlight: { generation: number; controller: AbortController } | null = null;
   private readonly pending = new Set<Promise<void>>();
@@ -120,14 +123,30 @@ export class TargetSender {
     await Promise.all(this.pending);
   }
 
+  /**
+   * `[watchdog] every` changed: the next request is due the new interval after the last one (at once
+   * when that has passed), not after the old interval runs out.
+   */
+  retime(): void {
+    if (!this.timer) return;
+    this.deps.clock.clearTimeout(this.timer);
+    this.arm();
+  }
+
   private tick(): void {
     const target = this.target;
     if (!target || this.stopped) return;
     // The next one is due an interval after this one was due, whatever this one takes.
-    this.timer = this.deps.clock.setTimeout(() => this.tick(), this.deps.config.current().watchdog.everyMs);
+    this.lastTickAt = this.deps.clock.now();
+    this.arm();
     if (this.inFlight?.generation === this.generation) return;
     const sending = this.send(target, this.generation).finally(() => this.pending.delete(sending));
     this.pending.add(sending);
+  }
+
+  private arm(): void {
+    const due = this.lastTickAt + this.deps.config.current().watchdog.everyMs;
+    this.timer = this.deps.clock.setTimeout(() => this.tick(), Math.max(0, due - this.deps.clock.now()));
   }
 
   private async send(target: Target, generation: number): Promise<void> {
@@ -151,7 +170,7 @@ export class TargetSender {
       if (this.inFlight?.controller === controller) this.inFlight = null;
     }
     if (this.stopped || generation !== this.generation) return;
-    if (!outcome.ok) outcome = { ok: false, error: redact(outcome.error, target) };
+    if (!outcome.ok) outcome = { ok: false, error: hideSecrets(outcome.error, secretsOfTarget(target)) };
     try {
       const stored = await deps.store.writer.run((db) => {
         if (generation !== this.generation) return false;

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { WatchdogRead } from '../../protocol/notify.ts';
 import type { Deps } from '../deps.ts';
+import { movedSecret, sameOrigin } from '../notify/secrets.ts';
 import { conflict, invalid } from '../problem.ts';
 import { TargetSender } from './sender.ts';
 import { followFile, putStored, removeStored, storedSettings, targetOf, watchdogRead } from './store.ts';
@@ -22,6 +23,7 @@ export function createWatchdogService(deps: Deps) {
   };
   const file = () => deps.config.current().watchdog;
 
+  // Checked inside the writer job, so that a reload of mon.toml cannot come between check and write.
   const refuseManaged = (kind: WatchdogKind) => {
     if (file()[kind]) throw conflict(`set by ${fileKey[kind]} of mon.toml: change it there`);
   };
@@ -48,6 +50,8 @@ export function createWatchdogService(deps: Deps) {
     async start(): Promise<void> {
       await followConfig();
       unsubscribe = deps.config.onChange(() => {
+        // `every` may have changed: the next requests are due by the new one.
+        for (const kind of watchdogKinds) senders[kind].retime();
         followConfig().catch((error: unknown) =>
           deps.log.error('the watchdog could not follow mon.toml', { error: String(error) }),
         );
@@ -65,8 +69,8 @@ export function createWatchdogService(deps: Deps) {
 
     /** Sets a target through the API (409 while the file sets it); the first request goes after the commit. */
     async put(kind: WatchdogKind, input: TargetInput): Promise<void> {
-      refuseManaged(kind);
       await deps.store.writer.run((db, tx) => {
+        refuseManaged(kind);
         const settings: TargetSettings = { url: input.url, token: null, allowPrivate: input.allowPrivate };
         if (kind === 'edge') settings.token = input.token ?? keptToken(db, input.url);
         putStored(db, kind, settings);
@@ -78,8 +82,8 @@ export function createWatchdogService(deps: Deps) {
 
     /** Removes a target set through the API (409 while the file sets it); nothing set is no error. */
     async remove(kind: WatchdogKind): Promise<void> {
-      refuseManaged(kind);
       await deps.store.writer.run((db, tx) => {
+        refuseManaged(kind);
         if (!removeStored(db, kind)) return;
         senders[kind].retire(tx);
         tx.afterCommit(() => senders[kind].follow(null));
@@ -94,9 +98,7 @@ export function createWatchdogService(deps: Deps) {
   function keptToken(db: DatabaseSync, url: string): string {
     const stored = storedSettings(db, 'edge');
     if (stored === null || stored.token === null) throw invalid('token', 'required');
-    if (new URL(stored.url).origin !== new URL(url).origin) {
-      throw invalid('token', 'required when the URL moves to another host');
-    }
+    if (!sameOrigin(stored.url, url)) throw invalid('token', movedSecret);
     return stored.token;
   }
 }

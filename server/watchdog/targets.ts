@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type WatchdogKind, watchdogKinds } from '../../protocol/notify.ts';
 import { httpUrlOf } from '../../protocol/targets.ts';
 import { privateReason } from '../http/private-addresses.ts';
+import { holdsUserInfo, userInfoRefused } from '../notify/secrets.ts';
 
 /**
  * The watchdog's two targets (docs/notifications.md "Watchdog") and the rules their settings follow
@@ -31,7 +32,7 @@ export const MAX_EVERY_MS = 86_400_000;
 export function urlProblem(text: string, allowPrivate: boolean, allowKey: string): string | null {
   const url = httpUrlOf(text);
   if (!url) return 'must be an http:// or https:// URL';
-  if (url.username || url.password) return 'must not hold a user name or password';
+  if (holdsUserInfo(text)) return userInfoRefused;
   if (url.protocol === 'http:' && !allowPrivate) {
     return `must be https:// (plain http:// only with ${allowKey}, for a box on your own network)`;
   }

@@ -128,7 +128,20 @@ test('an admin adds a webhook channel, tests it, changes it keeping its secret, 
       String(await page.locator('#edit-hook-secret-hint').textContent()),
       /leave empty to keep it/,
     );
+    // Another host in the URL: the stored secret does not go there, and the form says so.
+    const hint = page.locator('#edit-hook-secret-hint');
+    const elsewhere = hookUrl.replace('127.0.0.1', 'localhost');
+    await page.locator('#edit-hook-url').fill(elsewhere);
+    await hint
+      .getByText(/Give the signing secret again: the stored one is not sent to another host/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const refused = page.locator('#edit-hook-secret-error');
+    await refused.waitFor();
+    assert.match(String(await refused.textContent()), /required when the URL moves to another host/);
+    assert.equal(storedChannel(server.deps.store.read, 'hook')?.settings.url, hookUrl);
     await page.locator('#edit-hook-url').fill(`${hookUrl}?v=2`);
+    await hint.getByText(/leave empty to keep it \(for another host in the URL, give it again\)/).waitFor();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'Change hook' }).waitFor({ state: 'detached' });
     await row.getByText(`${hookUrl}?v=2`).waitFor();

@@ -27,11 +27,10 @@ import {
  * change); a reminder posts a new message, so that the channel notifies again.
  */
 export const discord: ChannelImpl = {
-  edits: true,
   async send(input) {
     const url = input.channel.settings.url;
     if (!url || !URL.canParse(url)) return { ok: false, permanent: true, error: 'no valid webhook URL' };
-    return withoutSecrets(await deliver(input, url), secretsOf(url));
+    return withoutSecrets(await deliver(input, url), input.channel);
   },
 };
 
@@ -155,10 +154,4 @@ function resultOf(answer: OutboundResponse, answerThread: boolean): SendResult {
   if (!result.ok && typeof wait === 'number' && wait >= 0)
     return { ...result, retryAfterMs: Math.ceil(wait * 1000) };
   return result;
-}
-
-/** The webhook URL and its token (the last part of its path): neither may appear in an error. */
-function secretsOf(url: string): string[] {
-  const token = new URL(url).pathname.split('/').filter(Boolean).at(-1);
-  return token ? [url, token] : [url];
 }

@@ -183,6 +183,35 @@ describe('email channel', () => {
     assert.equal(smtp.received.length, 1);
   });
 
+  test('a password goes only over TLS: a server without STARTTLS gets no AUTH, and the error is permanent', async () => {
+    const signIns: unknown[] = [];
+    // A server that would take a sign-in in plain text, as one a man in the middle stripped would.
+    const plain = await startSmtp({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      authOptional: false,
+      onAuth(auth, _session, callback) {
+        signIns.push(auth.password);
+        callback(null, { user: 'mon' });
+      },
+    });
+    for (const tls of [false, null]) {
+      const result = await send(messageOf('opened'), {
+        smtp: `localhost:${plain.port}`,
+        tls,
+        username: 'mon',
+        secret: password,
+      });
+      assert.ok(!result.ok && result.permanent, JSON.stringify(result));
+      assert.match(
+        result.ok ? '' : result.error,
+        /^the SMTP server refused STARTTLS \(5\d\d\); mon sends the password only over TLS$/,
+      );
+    }
+    assert.deepEqual(signIns, [], 'the password was never sent');
+    assert.equal(plain.received.length, 0);
+  });
+
   test('a subject in other scripts arrives whole, on one line', async () => {
     const smtp = await startSmtp();
     const message = messageOf('opened');

@@ -24,13 +24,12 @@ import { type ChannelImpl, resultOfError, type SendInput, type SendResult, witho
  * and every later mail answers it (In-Reply-To, References), which mail apps show as one conversation.
  */
 export const email: ChannelImpl = {
-  edits: false,
   async send(input) {
     const { settings } = input.channel;
     const server = settings.smtp ? parseHostPort(settings.smtp.trim()) : null;
     if (!server || !settings.from || settings.to.length === 0)
       return { ok: false, permanent: true, error: 'no SMTP server, sender or recipients' };
-    return withoutSecrets(await deliver(input, server, settings.from), [settings.secret]);
+    return withoutSecrets(await deliver(input, server, settings.from), input.channel);
   },
 };
 
@@ -61,8 +60,10 @@ async function deliver(
         rejectUnauthorized: true,
         ...(input.extraCa?.length ? { ca: [...rootCertificates, ...input.extraCa] } : {}),
       },
+      // The password goes only over TLS: without TLS from the start, STARTTLS is required, so a
+      // server without it (or a man in the middle that strips it) gets no AUTH in clear.
       ...(settings.username && settings.secret
-        ? { auth: { user: settings.username, pass: settings.secret } }
+        ? { auth: { user: settings.username, pass: settings.secret }, requireTLS: true }
         : {}),
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
@@ -151,7 +152,14 @@ export function htmlOf(m: Message, maxAlerts = 10): string {
  * and connection errors are worth retrying.
  */
 function resultOfSmtp(error: unknown): SendResult {
-  const e = error as { responseCode?: unknown; response?: unknown; message?: unknown };
+  const e = error as { responseCode?: unknown; response?: unknown; message?: unknown; command?: unknown };
+  if (e?.command === 'STARTTLS' && typeof e.responseCode === 'number') {
+    return {
+      ok: false,
+      permanent: true,
+      error: `the SMTP server refused STARTTLS (${e.responseCode}); mon sends the password only over TLS`,
+    };
+  }
   if (typeof e?.responseCode === 'number' && e.responseCode >= 400 && e.responseCode < 600) {
     const reply = (typeof e.response === 'string' ? e.response : String(e.message))
       .replace(/\s+/g, ' ')

@@ -2,6 +2,7 @@ import type { ChannelKind } from '../../../protocol/notify.ts';
 import { OutboundRefused, outboundRequest } from '../../http/outbound.ts';
 import type { ChannelSettings } from '../config.ts';
 import type { Message } from '../message.ts';
+import { hideSecrets, secretsOf } from '../secrets.ts';
 
 /**
  * What a channel kind is: one file per kind (`channels/<kind>.ts`), registered in the exhaustive
@@ -11,10 +12,9 @@ import type { Message } from '../message.ts';
  */
 export type ChannelImpl = {
   /**
-   * True when acknowledgement and resolution edit the first message of the incident (Discord,
-   * Telegram) instead of adding a new one; the first send answers the `thread` ref to edit.
+   * Sends one message. A kind that edits or answers its first message (Discord and Telegram edit it,
+   * email answers it) returns the ref to keep as `thread`, which later sends of the incident get back.
    */
-  edits: boolean;
   send(input: SendInput): Promise<SendResult>;
 };
 
@@ -160,16 +160,10 @@ export function resultOfError(error: unknown): SendResult {
 }
 
 /**
- * `result` with each of `secrets` in its error replaced by "[secret]": for kinds whose URL or
- * credentials could come back in a platform's answer or a network error.
+ * `result` with every secret of `channel` in its error hidden (server/notify/secrets.ts): a platform's
+ * answer or a network error may quote the URL, the token or the password.
  */
-export function withoutSecrets(result: SendResult, secrets: (string | null)[]): SendResult {
+export function withoutSecrets(result: SendResult, channel: ChannelTarget): SendResult {
   if (result.ok) return result;
-  let error = result.error;
-  for (const secret of secrets) {
-    if (!secret) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)]))
-      error = error.replaceAll(form, '[secret]');
-  }
-  return { ...result, error };
+  return { ...result, error: hideSecrets(result.error, secretsOf(channel)) };
 }

@@ -53,7 +53,6 @@ export function headerText(text: string): string {
 }
 
 export const ntfy: ChannelImpl = {
-  edits: false,
   async send({ channel, message, signal, dnsServers }) {
     const { url, secret, allowPrivate } = channel.settings;
     if (!url) return { ok: false, permanent: true, error: 'the channel has no topic URL' };
@@ -80,9 +79,9 @@ export const ntfy: ChannelImpl = {
         dnsServers,
       });
       const result = resultOfStatus('ntfy', answer.status, answer.body, answer.headers['retry-after']);
-      return withoutSecrets(result, [secret]);
+      return withoutSecrets(result, channel);
     } catch (error) {
-      return withoutSecrets(resultOfError(error), [secret]);
+      return withoutSecrets(resultOfError(error), channel);
     }
   },
 };

@@ -65,12 +65,9 @@ export function slackBlocks(m: Message): Block[] {
 }
 
 export const slack: ChannelImpl = {
-  edits: false,
   async send({ channel, message, bases, signal, dnsServers }) {
     const { url } = channel.settings;
     if (!url) return { ok: false, permanent: true, error: 'the channel has no webhook URL' };
-    // The webhook URL is the credential: never quoted, even when the answer echoes it.
-    const secrets = [url, ...secretParts(url)];
     const body = JSON.stringify({ text: mrkdwn(headline(message)), blocks: slackBlocks(message) });
     try {
       const answer = await outboundRequest({
@@ -85,20 +82,10 @@ export const slack: ChannelImpl = {
         dnsServers,
       });
       const result = resultOfStatus('Slack', answer.status, answer.body, answer.headers['retry-after']);
-      return withoutSecrets(result, secrets);
+      // The webhook URL is the credential: never quoted, even when the answer echoes it.
+      return withoutSecrets(result, channel);
     } catch (error) {
-      return withoutSecrets(resultOfError(error), secrets);
+      return withoutSecrets(resultOfError(error), channel);
     }
   },
 };
-
-/** The path of a webhook URL and its last part (the token), which an answer might quote alone. */
-function secretParts(url: string): string[] {
-  try {
-    const { pathname } = new URL(url);
-    const last = pathname.split('/').filter(Boolean).at(-1);
-    return pathname.length > 1 ? [pathname, ...(last ? [last] : [])] : [];
-  } catch {
-    return [];
-  }
-}

@@ -19,11 +19,10 @@ import {
  * address, so it is scrubbed from every error.
  */
 export const telegram: ChannelImpl = {
-  edits: true,
   async send(input) {
     const { secret, chatId } = input.channel.settings;
     if (!secret || !chatId) return { ok: false, permanent: true, error: 'no bot token or chat id' };
-    return withoutSecrets(await deliver(input, secret, chatId), [secret]);
+    return withoutSecrets(await deliver(input, secret, chatId), input.channel);
   },
 };
 

@@ -91,7 +91,6 @@ export function webhookSignature(key: KeyObject, id: string, timestamp: number, 
 }
 
 export const webhook: ChannelImpl = {
-  edits: false,
   async send({ channel, message, messageId, signal }): Promise<SendResult> {
     const { settings } = channel;
     const { url, secret, allowPrivate } = settings;

@@ -9,8 +9,10 @@ import {
   emptyForm,
   type ChannelForm as FormState,
   formOfChannel,
+  keepsStoredSecret,
   kindInfo,
   kinds,
+  secretPlace,
 } from './model.ts';
 import { saveChannel, useRefreshChannels } from './queries.ts';
 
@@ -67,6 +69,13 @@ export function ChannelForm({ channel, onDone }: { channel?: ChannelRead; onDone
   const info = kindInfo[state.kind];
   const shown = new Set(info.fields);
   const hasSecret = channel?.hasSecret === true;
+  // A stored secret goes only where it went: a URL or SMTP server on another host needs it again.
+  const place = secretPlace[state.kind];
+  const secretHint = !hasSecret
+    ? info.secret?.hint
+    : keepsStoredSecret(channel, state)
+      ? `A value is stored: leave empty to keep it${place ? ` (for another host in the ${place}, give it again)` : ''}.`
+      : `Give the ${info.secret?.label.toLowerCase()} again: the stored one is not sent to another host.`;
   const title = editing ? `Change ${channel.name}` : 'Add a channel';
   return (
     <section className="card" aria-labelledby={`${scope}-title`}>
@@ -167,11 +176,7 @@ export function ChannelForm({ channel, onDone }: { channel?: ChannelRead; onDone
           </Field>
         ) : null}
         {shown.has('secret') && info.secret ? (
-          <Field
-            {...form.field('secret')}
-            label={info.secret.label}
-            hint={hasSecret ? 'A value is stored: leave empty to keep it.' : info.secret.hint}
-          >
+          <Field {...form.field('secret')} label={info.secret.label} hint={secretHint}>
             <input
               {...form.control('secret', { hint: true })}
               type="password"

@@ -5,7 +5,7 @@ import {
   type ChannelSettingsRead,
   channelSettingsRead,
 } from '../../../../protocol/notify.ts';
-import { bodyOfForm, emptyForm, formOfChannel, kindInfo, targetSummary } from './model.ts';
+import { bodyOfForm, emptyForm, formOfChannel, keepsStoredSecret, kindInfo, targetSummary } from './model.ts';
 
 const read = (over: Partial<ChannelRead>, settings: Partial<ChannelSettingsRead> = {}): ChannelRead => ({
   name: 'x',
@@ -61,6 +61,28 @@ test('editing: an empty secret keeps the stored one, "remove" sends "", a Slack 
   const mail = formOfChannel(read({ kind: 'email' }, { smtp: 'm:465', tls: false, to: ['a@b.c', 'd@e.f'] }));
   assert.deepEqual([mail.tls, mail.to], ['false', 'a@b.c, d@e.f']);
   assert.equal(kindInfo.telegram.secretOptional, false);
+});
+
+test('a stored secret is kept for the same origin or SMTP server only, as the server keeps it', () => {
+  const ntfy = read({ hasSecret: true }, { url: 'https://ntfy.example/team' });
+  const form = formOfChannel(ntfy);
+  assert.equal(keepsStoredSecret(ntfy, form), true);
+  assert.equal(keepsStoredSecret(ntfy, { ...form, url: 'https://NTFY.example:443/other' }), true);
+  assert.equal(keepsStoredSecret(ntfy, { ...form, url: 'https://elsewhere.example/team' }), false);
+  assert.equal(keepsStoredSecret(ntfy, { ...form, url: 'http://ntfy.example/team' }), false);
+  assert.equal(keepsStoredSecret(ntfy, { ...form, url: 'https://ntfy.exa' }), false);
+  assert.equal(keepsStoredSecret(ntfy, { ...form, url: 'not a url yet' }), true);
+  assert.equal(
+    keepsStoredSecret({ ...ntfy, hasSecret: false }, { ...form, url: 'https://x.example/' }),
+    true,
+  );
+  const mail = read({ kind: 'email', hasSecret: true }, { smtp: 'mail.example.com:587' });
+  const mailForm = formOfChannel(mail);
+  assert.equal(keepsStoredSecret(mail, { ...mailForm, smtp: ' MAIL.example.com:587 ' }), true);
+  assert.equal(keepsStoredSecret(mail, { ...mailForm, smtp: 'mail.example.com:2525' }), false);
+  assert.equal(keepsStoredSecret(mail, { ...mailForm, smtp: 'other.example:587' }), false);
+  const tg = read({ kind: 'telegram', hasSecret: true }, { chatId: '-100' });
+  assert.equal(keepsStoredSecret(tg, { ...formOfChannel(tg), chatId: '-200' }), true);
 });
 
 test('the list says where each channel sends', () => {

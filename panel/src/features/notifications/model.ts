@@ -175,6 +175,31 @@ export function bodyOfForm(form: ChannelForm): ChannelBody {
   return body;
 }
 
+/** What a stored secret goes with: where the form says it must be given again once that changes. */
+export const secretPlace: Partial<Record<ChannelKind, string>> = {
+  ntfy: 'URL',
+  webhook: 'URL',
+  email: 'SMTP server',
+};
+
+/**
+ * Whether the stored secret of `channel` still goes where the form points (as the server decides):
+ * the same origin for ntfy and webhooks, the same SMTP server for email. Left empty otherwise, the
+ * save is refused: the secret must be given again for the new host.
+ */
+export function keepsStoredSecret(channel: ChannelRead, form: ChannelForm): boolean {
+  const s = channel.settings;
+  if (!s || !channel.hasSecret) return true;
+  if (channel.kind === 'email') {
+    const smtp = form.smtp.trim().toLowerCase();
+    return smtp === '' || s.smtp?.trim().toLowerCase() === smtp;
+  }
+  if (!secretPlace[channel.kind]) return true;
+  const origin = (url: string | null) => (url && URL.canParse(url) ? new URL(url).origin : null);
+  // A URL still being typed is not a move yet: the field's own error comes first.
+  return !URL.canParse(form.url.trim()) || origin(s.url) === origin(form.url.trim());
+}
+
 /** Where a channel sends, in a few words: the ntfy topic, the webhook's host, the recipients. */
 export function targetSummary(channel: ChannelRead): string {
   const s = channel.settings;

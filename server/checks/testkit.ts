@@ -14,6 +14,7 @@ export async function checkServer(
     store?: ServerOptions['store'];
     clock?: FakeClock;
     dataDir?: string;
+    notify?: ServerOptions['notify'];
   } = {},
 ) {
   const clock = options.clock ?? new FakeClock(Date.UTC(2026, 0, 1));
@@ -36,6 +37,7 @@ export async function checkServer(
     ...(options.config ? { config: options.config } : {}),
     ...(options.store ? { store: options.store } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
   });
   const engine = server.checks.engine;
   const inject = async (

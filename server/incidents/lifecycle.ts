@@ -6,7 +6,7 @@ import type { Tx } from '../store/writer.ts';
 import { inMaintenanceAt } from '../windows/active.ts';
 import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
-import { scopeOf } from './scope.ts';
+import { openerScope, scopeOf } from './scope.ts';
 import {
   type AlertRecord,
   alertsOf,
@@ -123,7 +123,7 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     acknowledgedAt: null,
     acknowledgedBy: null,
     resolvedAt: null,
-    inMaintenance: inMaintenanceAt(db, { services: [e.service], hosts: graph.hostsOf(e.service) }, e.ts),
+    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [], graph), e.ts),
     topCause: null,
   };
   insertIncident(db, incident);

@@ -19,3 +19,20 @@ export function scopeOf(
   for (const s of services) for (const h of graph.hostsOf(s)) hosts.add(h);
   return { start: incident.startedAt, services: [...services], hosts: [...hosts] };
 }
+
+/**
+ * What silences and maintenance windows of an incident are judged by: the service that opened it and
+ * the hosts it runs on; for an incident no service opened, the host of its first alert. Services of
+ * alerts that joined later are left out: a silence of a service that depends on it does not hold it.
+ */
+export function openerScope(
+  incident: Pick<IncidentRecord, 'service'>,
+  alerts: readonly Pick<AlertRecord, 'host'>[],
+  graph: ServiceGraph,
+): { services: string[]; hosts: string[] } {
+  if (incident.service !== null) {
+    return { services: [incident.service], hosts: graph.hostsOf(incident.service) };
+  }
+  const host = alerts.find((a) => a.host !== null)?.host;
+  return { services: [], hosts: host ? [host] : [] };
+}

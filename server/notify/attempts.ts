@@ -31,6 +31,9 @@ export type DueRow = {
   createdAt: number;
 };
 
+/** The columns of `dueRow`. */
+export const dueColumns = 'id, message_id, incident, channel, kind, change, message, attempts, created_at';
+
 export const dueRow = mapper({
   id: int,
   messageId: text,
@@ -43,8 +46,11 @@ export const dueRow = mapper({
   createdAt: int,
 });
 
-/** What an attempt came to: the channel's answer, or the channel gone before it could be sent. */
-export type Outcome = { result: SendResult; channel: ChannelTarget } | { dropped: true };
+/**
+ * What an attempt came to: the channel's answer, or not sent at all, with why (the channel is gone, or
+ * a reminder is no longer needed).
+ */
+export type Outcome = { result: SendResult; channel: ChannelTarget } | { dropped: string };
 
 const changeWords: Record<NotifyChange, string> = {
   opened: 'Incident opened',
@@ -68,20 +74,18 @@ export function recordAttempt(
   let detail = what;
   let written: boolean;
   if ('dropped' in outcome) {
-    written = update(db, row.id, {
-      state: 'dropped',
-      error: 'the channel was removed',
-      attempts: row.attempts,
-    });
-    title = `Not sent to ${label}: the channel was removed`;
+    written = update(db, row.id, { state: 'dropped', error: outcome.dropped, attempts: row.attempts });
+    title = `Not sent to ${label}: ${outcome.dropped}`;
     detail = changeWords[row.change];
   } else if (outcome.result.ok) {
     written = update(db, row.id, { state: 'sent', attempts: attempt, at: now });
+    // The first message, or one sent anew because the first was deleted: later changes edit this one.
     if (outcome.result.thread !== undefined) {
       statement(
         db,
-        'INSERT INTO notify_threads (incident, channel, ref) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-      ).run(row.incident, row.channel, outcome.result.thread);
+        `INSERT INTO notify_threads (incident, channel, kind, ref) VALUES (?, ?, ?, ?)
+         ON CONFLICT (incident, channel) DO UPDATE SET kind = excluded.kind, ref = excluded.ref`,
+      ).run(row.incident, row.channel, row.kind, outcome.result.thread);
     }
     title = `Sent to ${label}`;
   } else {

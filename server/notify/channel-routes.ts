@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts';
 import { principalName } from '../incidents/acknowledge.ts';
 import { conflict, invalid, notFound, tooMany, unauthorized } from '../problem.ts';
 import { channelBodySchema, isFileStyleName, settingsOfBody } from './channel-body.ts';
+import { channelDeleted } from './channel-gone.ts';
 import { deleteChannel, insertChannel, storedChannel, updateChannel } from './channel-store.ts';
 import { sendTest, TEST_TIMEOUT_MS, testMessage } from './channel-test.ts';
 import type { Reach } from './channels/kind.ts';
@@ -65,9 +66,11 @@ export function registerChannels(app: FastifyInstance, deps: Deps, reach: Reach)
 
   app.delete<NameParams>('/api/v1/channels/:name', async (request, reply) => {
     const { name } = request.params;
-    const removed = await deps.store.writer.run((db) => {
+    const removed = await deps.store.writer.run((db, tx) => {
       refuseFileChannel(name);
-      return deleteChannel(db, name);
+      if (!deleteChannel(db, name)) return false;
+      channelDeleted(db, tx, name, deps.clock.now());
+      return true;
     });
     if (!removed) throw notFound(`no channel ${name}`);
     retryRejectedFile();

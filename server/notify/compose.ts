@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { NotifyChange } from '../../protocol/notify.ts';
+import type { NotifyChange, WindowKind } from '../../protocol/notify.ts';
 import type { ServiceGraph } from '../incidents/graph.ts';
-import { scopeOf } from '../incidents/scope.ts';
+import { openerScope, scopeOf } from '../incidents/scope.ts';
 import type { AlertRecord, IncidentRecord } from '../incidents/store.ts';
 import { holdsAt, mutedBy } from '../windows/active.ts';
 import type { Message, MessageAlert } from './message.ts';
@@ -69,12 +69,16 @@ function messageAlert(a: AlertRecord): MessageAlert {
   };
 }
 
-/** Why an incident's notifications are held back: the window's id (null when it is gone), or not held. */
-export type Mute = { muted: false } | { muted: true; heldBy: string | null };
+/**
+ * Why an incident's notifications are held back: the kind of window and its id (null when it is
+ * gone), or not held.
+ */
+export type Mute = { muted: false } | { muted: true; by: WindowKind; heldBy: string | null };
 
 /**
  * An incident opened in maintenance notifies nobody (held by the maintenance window it opened in, or
- * null once that is gone); otherwise a silence or maintenance window holding its scope at `ts` mutes it.
+ * null once that is gone); otherwise a silence or maintenance window holding it at `ts` mutes it. Both
+ * judge the scope of what opened it (`openerScope`), as its maintenance mark did.
  */
 export function muteOf(
   db: DatabaseSync,
@@ -83,11 +87,11 @@ export function muteOf(
   graph: ServiceGraph,
   ts: number,
 ): Mute {
-  const scope = scopeOf(incident, alerts, graph);
+  const scope = openerScope(incident, alerts, graph);
   if (incident.inMaintenance) {
     const window = holdsAt(db, scope, incident.startedAt).find((h) => h.kind === 'maintenance');
-    return { muted: true, heldBy: window?.id ?? null };
+    return { muted: true, by: 'maintenance', heldBy: window?.id ?? null };
   }
   const hold = mutedBy(db, scope, ts);
-  return hold ? { muted: true, heldBy: hold.id } : { muted: false };
+  return hold ? { muted: true, by: hold.kind, heldBy: hold.id } : { muted: false };
 }

@@ -115,3 +115,36 @@ test('an incident opened in maintenance notifies nobody, even after the window e
   );
   assert.equal((await kit.notifications(incident!.id)).length, 0, 'nothing was attempted');
 });
+
+test('what opened an incident decides its muting: a silence of a service that joined it mutes nothing, one of the opener does', async (t) => {
+  const kit = await deliveryServer((url) => [webhookAlert(0, 'ops', `${url}/ops`)], {
+    services: [fileService('db'), fileService('shop', ['db'])],
+  });
+  t.after(() => kit.dispose());
+  const { clock } = kit;
+  const db = await kit.check('primary', 'db');
+  const shop = await kit.check('home', 'shop');
+  await kit.fail(db);
+  await kit.fail(shop);
+  const [incident] = await kit.list();
+  assert.equal((await kit.read(incident!.id)).alerts.length, 2, 'shop joined the incident db opened');
+  const now = clock.now();
+  const downstream = { id: 'e4e4e4e4e4e4e4e4', kind: 'silence', scope: 'service', name: 'shop' } as const;
+  await addWindow(kit, downstream, now, now + 60 * MIN);
+  assert.equal((await kit.inject('POST', `/api/v1/incidents/${incident!.id}/ack`)).status, 204);
+  await kit.settled('the acknowledgement is sent', () => kit.outbox()[1]?.state === 'sent');
+
+  const upstream = { id: 'f5f5f5f5f5f5f5f5', kind: 'silence', scope: 'service', name: 'db' } as const;
+  await addWindow(kit, upstream, clock.now(), clock.now() + 60 * MIN);
+  await kit.recover(db);
+  await kit.recover(shop);
+  await pause();
+  assert.deepEqual(
+    (await kit.read(incident!.id)).deliveries.map((d) => [d.change, d.state, d.heldBy]),
+    [
+      ['opened', 'sent', null],
+      ['acknowledged', 'sent', null],
+      ['resolved', 'muted', upstream.id],
+    ],
+  );
+});

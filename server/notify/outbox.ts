@@ -5,6 +5,7 @@ import type { LiveConfig } from '../config/sections.ts';
 import type { EventSubscriber } from '../events.ts';
 import { graphOf } from '../incidents/graph.ts';
 import { alertsOf, getIncident } from '../incidents/store.ts';
+import { all, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
 import { composeMessage, muteOf, newMessageId } from './compose.ts';
@@ -47,21 +48,39 @@ export type Notification = {
   now: number;
 };
 
+const channelRow = mapper({ channel: text });
+
 /**
  * Writes the rows of one change of an incident, a row per channel with the message composed now: `due`
- * at once, or `muted` with the window that holds it back. Returns how many rows were written.
+ * at once, or `muted` with the window that holds it back. A reminder is written neither muted (it
+ * would tell nobody anything: the opening's row shows the incident muted) nor for a channel that still
+ * has a message of the incident due (that channel has not heard of the incident yet, or will hear of
+ * it with the retry). Returns how many rows were written.
  */
 export function queueNotifications(db: DatabaseSync, tx: Tx, ctx: OutboxContext, n: Notification): number {
   const config = ctx.config();
-  const channels = allChannels(db, config);
   const incident = getIncident(db, n.incident);
+  let channels = allChannels(db, config);
   if (channels.length === 0 || !incident) return 0;
   const alerts = alertsOf(db, [incident.id]);
   const graph = graphOf(config.services);
+  const mute = muteOf(db, incident, alerts, graph, n.ts);
+  if (n.change === 'reminder') {
+    if (mute.muted) return 0;
+    const waiting = new Set(
+      all(
+        db,
+        "SELECT DISTINCT channel FROM outbox WHERE incident = ? AND state = 'due'",
+        channelRow,
+        incident.id,
+      ).map((r) => r.channel),
+    );
+    channels = channels.filter((c) => !waiting.has(c.name));
+    if (channels.length === 0) return 0;
+  }
   const message = JSON.stringify(
     composeMessage(incident, alerts, n.change, n.ts, n.by, config.server.url, graph),
   );
-  const mute = muteOf(db, incident, alerts, graph, n.ts);
   const insert = statement(
     db,
     `INSERT INTO outbox (message_id, incident, channel, kind, change, message, created_at, state, due_at, held_by)

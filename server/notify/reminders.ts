@@ -1,16 +1,23 @@
+import type { DatabaseSync } from 'node:sqlite';
 import type { TimerHandle } from '../clock.ts';
+import type { LiveConfig } from '../config/sections.ts';
 import type { Deps } from '../deps.ts';
 import type { EventSubscriber } from '../events.ts';
+import { graphOf } from '../incidents/graph.ts';
+import { alertsOf, getIncident } from '../incidents/store.ts';
 import { all, int, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { muteOf } from './compose.ts';
 import { type OutboxContext, queueNotifications } from './outbox.ts';
 
 /**
  * Reminders: an open incident that nobody acknowledged is announced again to every channel each
  * `[notify] remind_every` (default 1 h) since it opened or was last reminded. Acknowledging stops
- * them; an incident opened in maintenance gets none; a silence mutes them like any notification. One
- * clock timer for the earliest reminder due; a restart after a long stop sends one reminder, not one
- * per missed interval.
+ * them, and so does the resolution: a reminder still waiting for a retry then is not sent
+ * (`reminderOutdated`). An incident opened in maintenance gets none, nor does one under a silence, nor
+ * a channel still trying to deliver an earlier message of the incident (outbox.ts). One clock timer
+ * for the earliest reminder due; a restart after a long stop sends one reminder, not one per missed
+ * interval.
  */
 
 /** Open, unacknowledged incidents that notify: those reminders are for. */
@@ -101,4 +108,24 @@ export function createReminders(deps: Pick<Deps, 'store' | 'clock' | 'config' | 
       await ticking;
     },
   };
+}
+
+/**
+ * Why a reminder written earlier is no longer worth sending at `now`, or null: its incident was
+ * resolved or acknowledged meanwhile, or a silence or maintenance window holds it now.
+ */
+export function reminderOutdated(
+  db: DatabaseSync,
+  config: Pick<LiveConfig, 'services'>,
+  id: string,
+  now: number,
+): string | null {
+  const incident = getIncident(db, id);
+  if (!incident || incident.resolvedAt !== null) return 'resolved before it could be sent';
+  if (incident.acknowledgedAt !== null) return 'acknowledged before it could be sent';
+  const mute = muteOf(db, incident, alertsOf(db, [id]), graphOf(config.services), now);
+  if (!mute.muted) return null;
+  return mute.by === 'maintenance'
+    ? 'in maintenance before it could be sent'
+    : 'silenced before it could be sent';
 }

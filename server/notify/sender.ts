@@ -1,9 +1,11 @@
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { all, int, mapper, nullable, one, scalar, text } from '../store/rows.ts';
-import { type DueRow, dueRow, type Outcome, recordAttempt } from './attempts.ts';
+import { type DueRow, dueColumns, dueRow, type Outcome, recordAttempt } from './attempts.ts';
+import { dropForChannelsGone } from './channel-gone.ts';
 import { channelImpls } from './channels/index.ts';
 import { type ChannelTarget, type Reach, resultOfError, type SendResult } from './channels/kind.ts';
+import { reminderOutdated } from './reminders.ts';
 import { allChannels } from './targets.ts';
 
 /**
@@ -11,7 +13,9 @@ import { allChannels } from './targets.ts';
  * clock timer for the earliest `due_at`; at most `concurrency` sends at once. At start it takes every
  * row still due, those whose send was cut by a crash included: a notification arrives at least once.
  * Rows of one incident and channel go in order: a later one waits while an earlier one is due, so a
- * resolution never overtakes the opening it edits.
+ * resolution never overtakes the opening it edits. Rows of a channel the configuration does not have
+ * now (mon.toml has an error) are left due until it has it again (channel-gone.ts says when they are
+ * dropped instead).
  */
 
 export type SenderOptions = {
@@ -28,14 +32,14 @@ const RECORD_WINDOW_MS = 50;
 /** While sends are in flight, rows due are counted at most this often (a count reads every one). */
 const COUNT_EVERY_MS = 250;
 
+/** Rows due now for the channels named (`<kind>:<name>`, a JSON array), in the order to send them. */
 const READY = `
   SELECT id FROM outbox o
-  WHERE state = 'due' AND due_at <= ?
+  WHERE state = 'due' AND due_at <= ? AND o.kind || ':' || o.channel IN (SELECT value FROM json_each(?))
     AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.incident = o.incident AND e.channel = o.channel
                     AND e.state = 'due' AND e.id < o.id)
   ORDER BY due_at, id LIMIT ?`;
 
-const dueColumns = 'id, message_id, incident, channel, kind, change, message, attempts, created_at';
 const readyRow = mapper({ id: int });
 const nextDue = mapper({ at: nullable(int) });
 const threadRow = mapper({ ref: text });
@@ -70,6 +74,9 @@ export function createSender(
   let timerAt = Number.POSITIVE_INFINITY;
   let pausedUntil = 0;
   let countedAt = Number.NEGATIVE_INFINITY;
+  let unsubscribe: (() => void) | null = null;
+  /** The jobs dropping rows of channels gone: the stop waits for them. */
+  let dropping: Promise<unknown> = Promise.resolve();
 
   /** Starts what is due, counts what waits, and sets the timer for the next row to come due. */
   const pump = () => {
@@ -77,13 +84,13 @@ export function createSender(
     const now = clock.now();
     try {
       if (now >= pausedUntil && sending.size < concurrency) {
-        const rows = all(store.read, READY, readyRow, now, concurrency + taken.size);
-        // Channels are looked up by name when sending, once per look at the rows.
-        let channels: Map<string, ChannelTarget> | null = null;
+        // Channels are looked up by name once per look at the rows; only theirs are ready.
+        const channels = new Map(allChannels(store.read, deps.config.current()).map((c) => [c.name, c]));
+        const names = JSON.stringify([...channels.values()].map((c) => `${c.kind}:${c.name}`));
+        const rows = all(store.read, READY, readyRow, now, names, concurrency + taken.size);
         for (const row of rows) {
           if (sending.size >= concurrency) break;
           if (taken.has(row.id)) continue;
-          channels ??= new Map(allChannels(store.read, deps.config.current()).map((c) => [c.name, c]));
           begin(row.id, channels);
         }
       }
@@ -129,10 +136,11 @@ export function createSender(
       dueRow,
       id,
     );
-    if (!row) return;
+    const channel = row && channels.get(row.channel);
+    if (!row || channel?.kind !== row.kind) return;
     const controller = new AbortController();
     sending.set(id, controller);
-    const done = attempt(row, channels.get(row.channel) ?? null, controller.signal)
+    const done = attempt(row, channel, controller.signal)
       .catch((error: unknown) => {
         // Storage refused the result: the row is still due; wait before trying it (or any) again.
         log.error('could not record a notification attempt', { error: String(error) });
@@ -146,19 +154,25 @@ export function createSender(
     taken.set(id, done);
   };
 
-  const attempt = async (row: DueRow, channel: ChannelTarget | null, signal: AbortSignal) => {
+  const attempt = async (row: DueRow, channel: ChannelTarget, signal: AbortSignal) => {
     const number = row.attempts + 1;
     let outcome: Outcome;
-    // A channel removed, or replaced by one of another kind, before its message could go.
-    if (!channel || channel.kind !== row.kind) outcome = { dropped: true };
+    // A reminder that waited for a retry while the incident was acknowledged, resolved or muted.
+    const outdated =
+      row.change === 'reminder'
+        ? reminderOutdated(store.read, deps.config.current(), row.incident, clock.now())
+        : null;
+    if (outdated) outcome = { dropped: outdated };
     else {
+      // A thread of another kind was left by an earlier channel of this name: not this one's to edit.
       const thread =
         one(
           store.read,
-          'SELECT ref FROM notify_threads WHERE incident = ? AND channel = ?',
+          'SELECT ref FROM notify_threads WHERE incident = ? AND channel = ? AND kind = ?',
           threadRow,
           row.incident,
           row.channel,
+          row.kind,
         )?.ref ?? null;
       let result: SendResult;
       try {
@@ -234,15 +248,33 @@ export function createSender(
     });
   };
 
+  /**
+   * mon.toml loaded without an error (at the start, or reloaded): rows of channels it no longer has
+   * are dropped, and rows of channels it has again are ready.
+   */
+  const configLoaded = () => {
+    const job = store.writer
+      .run((db, tx) => dropForChannelsGone(db, tx, deps.config.current(), clock.now()))
+      .catch((error: unknown) => {
+        log.error('could not drop the notifications of removed channels', { error: String(error) });
+      });
+    dropping = Promise.all([dropping, job]);
+    wake();
+  };
+
   return {
     wake,
     start() {
       running = true;
+      unsubscribe = deps.config.onChange(configLoaded);
+      if (deps.config.error() === null) configLoaded();
       pump();
     },
     /** Stops the timer, aborts the sends in flight (their rows stay due) and waits for them. */
     async stop() {
       running = false;
+      unsubscribe?.();
+      await dropping;
       if (timer) clock.clearTimeout(timer);
       timer = null;
       timerAt = Number.POSITIVE_INFINITY;

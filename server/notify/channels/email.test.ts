@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import PostalMime, { type Email } from 'postal-mime';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -300,6 +300,61 @@ describe('email channel', () => {
     const refused = await send(messageOf('opened'), { smtp: `localhost:${smtp.port}`, allowPrivate: false });
     assert.ok(!refused.ok && refused.permanent && /refused localhost \(127\.0\.0\.1\)/.test(refused.error));
     assert.equal(smtp.received.length, 0);
+  });
+
+  /** A server that greets, then answers EHLO a byte every 250 ms, never finishing: no stage is ever idle. */
+  async function startTrickle() {
+    const closed: Promise<void>[] = [];
+    const server = createServer((socket) => {
+      closed.push(once(socket, 'close').then(() => {}));
+      let timer: NodeJS.Timeout | undefined;
+      socket.on('error', () => {});
+      socket.on('close', () => clearInterval(timer));
+      socket.write('220 slow.example ESMTP\r\n');
+      socket.once('data', () => {
+        socket.write('250-');
+        timer = setInterval(() => socket.write('x'), 250);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      port: (server.address() as AddressInfo).port,
+      closed,
+      close: () => new Promise((done) => server.close(done)),
+    };
+  }
+
+  test('a server that trickles its replies is cut off at the deadline, or when mon stops; the connection closes', {
+    timeout: 15_000,
+  }, async () => {
+    const slow = await startTrickle();
+    const started = performance.now();
+    const late = await send(
+      messageOf('opened'),
+      { smtp: `localhost:${slow.port}` },
+      { smtpDeadlineMs: 1000 },
+    );
+    const took = performance.now() - started;
+    assert.deepEqual(late, {
+      ok: false,
+      permanent: false,
+      error: 'the SMTP exchange did not finish within 1 s',
+    });
+    assert.ok(took >= 1000 && took < 4000, `took ${took} ms`);
+    await slow.closed[0];
+
+    const stopping = new AbortController();
+    setTimeout(() => stopping.abort(new Error('mon is stopping')), 500);
+    const stopped = await send(
+      messageOf('opened'),
+      { smtp: `localhost:${slow.port}` },
+      { signal: stopping.signal },
+    );
+    assert.ok(!stopped.ok && !/within/.test(stopped.error), JSON.stringify(stopped));
+    assert.ok(performance.now() - started < 6000);
+    await slow.closed[1];
+    await slow.close();
   });
 
   test('the test message starts no thread; a channel without a server fails without connecting', async () => {

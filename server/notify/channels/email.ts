@@ -34,6 +34,13 @@ export const email: ChannelImpl = {
 };
 
 /**
+ * How long one mail may take in all, from connecting to the server's last reply. The per-stage
+ * timeouts below only limit silence: a server that trickles its replies a byte at a time would
+ * otherwise hold a send slot, the messages queued behind it and mon's stop, for as long as it likes.
+ */
+export const SMTP_DEADLINE_MS = 60_000;
+
+/**
  * Whether the connection is TLS from its first byte: `tls` true; false never (STARTTLS when the
  * server offers it); null by port, as mail clients do (465 is submission over TLS).
  */
@@ -48,6 +55,8 @@ async function deliver(
 ): Promise<SendResult> {
   const { settings } = input.channel;
   const m = input.message;
+  const deadlineMs = input.smtpDeadlineMs ?? SMTP_DEADLINE_MS;
+  const deadline = AbortSignal.timeout(deadlineMs);
   try {
     // Resolved and checked once; the connection goes to that address and TLS verifies the name.
     const { address } = await outboundAddress(server.host, settings.allowPrivate);
@@ -82,7 +91,8 @@ async function deliver(
       ...(input.thread ? { inReplyTo: input.thread, references: [input.thread] } : {}),
       // Tells vacation responders not to answer.
       headers: { 'Auto-Submitted': 'auto-generated' },
-      signal: input.signal,
+      // Either ends the exchange and closes the connection: mon stopping, or the deadline.
+      signal: AbortSignal.any([input.signal, deadline]),
     });
     // Some recipients refused (all refused is an error): the others have it, so a retry cannot help,
     // but the channel's list needs fixing, which a delivery marked sent would hide.
@@ -98,6 +108,13 @@ async function deliver(
     }
     return m.change !== 'test' && input.thread === null ? { ok: true, thread: messageId } : { ok: true };
   } catch (error) {
+    if (deadline.aborted && !input.signal.aborted) {
+      return {
+        ok: false,
+        permanent: false,
+        error: `the SMTP exchange did not finish within ${deadlineMs / 1000} s`,
+      };
+    }
     return resultOfSmtp(error);
   }
 }

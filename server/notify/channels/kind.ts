@@ -36,6 +36,8 @@ export type SendInput = {
   dnsServers?: string[] | undefined;
   /** Certificates (PEM) trusted besides the system's for SMTP: tests' own CA; production never sets them. */
   extraCa?: string[] | undefined;
+  /** Tests only: how long an email send may take in all (email.ts `SMTP_DEADLINE_MS` otherwise). */
+  smtpDeadlineMs?: number | undefined;
   signal: AbortSignal;
 };
 

@@ -17,7 +17,9 @@ CREATE TABLE channels (
 -- across retries. `message` is the JSON of the message as composed at the change, so a send after a
 -- restart says what it would have said. `state`: `due` (waiting for `due_at`), `sent`, `failed` (a
 -- permanent error, or retries gave up), `muted` (a silence or maintenance window held it back; kept
--- for the incident's deliveries), `dropped` (its channel was removed before it could be sent).
+-- for the incident's deliveries), `dropped` (not sent: its channel was removed or replaced by one of
+-- another kind, or a reminder was overtaken by an acknowledgement, the resolution, a silence or
+-- maintenance). `held_by` is written with the muted row and kept when that window is deleted.
 CREATE TABLE outbox (
   id INTEGER PRIMARY KEY,
   message_id TEXT NOT NULL UNIQUE,
@@ -41,11 +43,14 @@ CREATE TABLE outbox (
 CREATE INDEX outbox_due ON outbox(due_at) WHERE state = 'due';
 CREATE INDEX outbox_by_incident ON outbox(incident, id);
 
--- The first message a channel sent about an incident, as the platform names it (a Discord message id,
--- a Telegram chat and message id, an email Message-ID): later changes edit it or reply to it.
+-- The message a channel's later changes about an incident edit or reply to, as the platform names it
+-- (a Discord message id, a Telegram message id, an email Message-ID): the first it sent, or the one
+-- sent anew when that was deleted. `kind` is the channel's kind then: a thread of another kind (the
+-- channel replaced under the same name) is not used.
 CREATE TABLE notify_threads (
   incident TEXT NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
   channel TEXT NOT NULL,
+  kind TEXT NOT NULL,
   ref TEXT NOT NULL,
   PRIMARY KEY (incident, channel)
 ) STRICT;

@@ -61,11 +61,16 @@ async function serverOn(dir: string, clock: FakeClock) {
   };
 }
 
-test('restarted with a mon.toml that has an error, mon keeps the notifications of its channels; fixed, it sends them', async (t) => {
+/**
+ * A receiver answering 503, and a server on a data directory of its own with a webhook channel to it
+ * in mon.toml: an incident opens, its first attempt fails, and the server stops with the row due.
+ */
+async function waitingThenStopped(t: { after: (fn: () => unknown) => void }) {
   const receiver = await startReceiver<WebhookPayload>();
   t.after(() => receiver.close());
   receiver.answer = () => ({ status: 503 });
-  const { dir } = tempDir();
+  const { dir, remove } = tempDir();
+  t.after(remove);
   const file = join(dir, 'mon.toml');
   writeFileSync(file, monToml(receiver.url));
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
@@ -73,6 +78,11 @@ test('restarted with a mon.toml that has an error, mon keeps the notifications o
   await first.openIncident();
   await within(5000, 'the first attempt is recorded', () => first.outbox()[0]?.attempts === 1);
   await first.server.close();
+  return { receiver, dir, file, clock };
+}
+
+test('restarted with a mon.toml that has an error, mon keeps the notifications of its channels; fixed, it sends them', async (t) => {
+  const { receiver, dir, file, clock } = await waitingThenStopped(t);
 
   writeFileSync(file, `${monToml(receiver.url)}[[alert]\n`);
   receiver.answer = () => ({ status: 200 });
@@ -97,17 +107,7 @@ test('restarted with a mon.toml that has an error, mon keeps the notifications o
 });
 
 test('restarted with a mon.toml that loads without the channel, mon drops what waited for it', async (t) => {
-  const receiver = await startReceiver<WebhookPayload>();
-  t.after(() => receiver.close());
-  receiver.answer = () => ({ status: 503 });
-  const { dir } = tempDir();
-  const file = join(dir, 'mon.toml');
-  writeFileSync(file, monToml(receiver.url));
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const first = await serverOn(dir, clock);
-  await first.openIncident();
-  await within(5000, 'the first attempt is recorded', () => first.outbox()[0]?.attempts === 1);
-  await first.server.close();
+  const { receiver, dir, file, clock } = await waitingThenStopped(t);
 
   writeFileSync(file, '[server]\nurl = "https://mon.example.com"\n');
   const second = await serverOn(dir, new FakeClock(clock.now()));

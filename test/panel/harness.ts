@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
-import type { FakeClock } from '../../server/clock.ts';
-import type { TestServer } from '../../server/testing.ts';
+import { FakeClock } from '../../server/clock.ts';
+import { createTestServer, type TestServer } from '../../server/testing.ts';
 
 /** Real processes for the panel's browser tests and benchmark: the server, a target, Chromium. */
 
@@ -280,4 +280,57 @@ export async function withSignedInPage(
     await context.close();
   }
   assert.deepEqual(failures, []);
+}
+
+type Session = { name: string; value: string };
+
+/**
+ * What the panel tests that drive time share: a server made in this process on a fake clock at `at`,
+ * listening on loopback, its first admin signed in, a loopback target for its checks, and Chromium.
+ */
+export type PanelWorld = {
+  browser: Browser;
+  target: Target;
+  server: TestServer;
+  clock: FakeClock;
+  base: string;
+  /** The admin's session cookie. */
+  session: Session;
+  /** A call of the API as the admin (callApi). */
+  api<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Moves the clock on with the checks running (runFor). */
+  run(ms: number): Promise<void>;
+  /** A signed-in page at the server's time (withSignedInPage), as the admin unless `as` says. */
+  page(name: string, fn: (page: Page) => Promise<void>, as?: Session): Promise<void>;
+  close(): Promise<void>;
+};
+
+export async function startPanelWorld(options: {
+  at: number;
+  setupToken: string;
+  admin: { email: string; password: string };
+}): Promise<PanelWorld> {
+  await ensurePanelBuilt();
+  const [target, browser] = await Promise.all([startTarget(), launchChromium()]);
+  const clock = new FakeClock(options.at);
+  const server = await createTestServer({ clock, env: { MON_SETUP_TOKEN: options.setupToken } });
+  const base = await listenOnLoopback(server.app);
+  const session = await createAdmin(base, options.setupToken, options.admin);
+  return {
+    browser,
+    target,
+    server,
+    clock,
+    base,
+    session,
+    api: (method, path, body) => callApi(base, session, method, path, body),
+    run: (ms) => runFor(server, clock, ms),
+    page: (name, fn, as = session) =>
+      withSignedInPage({ browser, base, session: as, now: clock.now() }, name, fn),
+    async close() {
+      await browser.close();
+      await target.close();
+      await server.dispose();
+    },
+  };
 }

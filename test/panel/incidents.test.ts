@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { CreatedToken } from '../../protocol/accounts.ts';
 import type { IncidentsList } from '../../protocol/incidents.ts';
 import type { Overview } from '../../protocol/overview.ts';
 import type { Created } from '../../protocol/reads.ts';
-import { FakeClock } from '../../server/clock.ts';
+import type { FakeClock } from '../../server/clock.ts';
 import { statement } from '../../server/store/statements.ts';
-import { createTestServer, type TestServer } from '../../server/testing.ts';
-import {
-  artifactPath,
-  callApi,
-  createAdmin,
-  ensurePanelBuilt,
-  launchChromium,
-  listenOnLoopback,
-  runFor,
-  startTarget,
-  type Target,
-  withSignedInPage,
-} from './harness.ts';
+import { artifactPath, type PanelWorld, startPanelWorld, type Target } from './harness.ts';
 
 /**
  * The overview, the incidents and a check's chart in Chromium. The server runs in this process on a
@@ -36,19 +24,16 @@ const setupToken = 'setup-token-for-the-incident-pages';
 const admin = { email: 'admin@example.com', password: 'correct horse battery staple' };
 const incidentId = 'a1b2c3d4e5f60718';
 
+let world: PanelWorld;
 let target: Target;
-let browser: Browser;
-let server: TestServer;
 let clock: FakeClock;
 let base = '';
-let session: { name: string; value: string };
 let checkId = '';
 
-const run = (ms: number) => runFor(server, clock, ms);
-const api = <T>(method: string, path: string, body?: unknown) =>
-  callApi<T>(base, session, method, path, body);
+const run = (ms: number) => world.run(ms);
+const api = <T>(method: string, path: string, body?: unknown) => world.api<T>(method, path, body);
 
-const write = (job: (db: DatabaseSync) => void) => server.deps.store.writer.run(job);
+const write = (job: (db: DatabaseSync) => void) => world.server.deps.store.writer.run(job);
 
 function recordDeploy(db: DatabaseSync, ts: number, version: string): void {
   statement(
@@ -59,12 +44,8 @@ function recordDeploy(db: DatabaseSync, ts: number, version: string): void {
 }
 
 before(async () => {
-  await ensurePanelBuilt();
-  [target, browser] = await Promise.all([startTarget(), launchChromium()]);
-  clock = new FakeClock(T0);
-  server = await createTestServer({ clock, env: { MON_SETUP_TOKEN: setupToken } });
-  base = await listenOnLoopback(server.app);
-  session = await createAdmin(base, setupToken, admin);
+  world = await startPanelWorld({ at: T0, setupToken, admin });
+  ({ target, clock, base } = world);
   const check = { name: 'api', service: 'shop', kind: 'http', target: target.url, everyMs: 10_000 };
   checkId = (await api<Created>('POST', '/checks', check)).id;
   await run(3 * MIN);
@@ -95,14 +76,9 @@ before(async () => {
     await fetch(`${base}/healthz`, { headers: { 'X-Forwarded-For': '203.0.113.9' } });
 });
 
-after(async () => {
-  await browser?.close();
-  await target?.close();
-  await server?.dispose();
-});
+after(() => world?.close());
 
-const withPage = (name: string, fn: (page: Page) => Promise<void>) =>
-  withSignedInPage({ browser, base, session, now: clock.now() }, name, fn);
+const withPage = (name: string, fn: (page: Page) => Promise<void>) => world.page(name, fn);
 
 test('the overview: the open incident on top, warnings, each check with its strip and latency, deploys and changes', async () => {
   const overview = await api<Overview>('GET', '/overview');

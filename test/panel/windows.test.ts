@@ -1,23 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { SettingsRead } from '../../protocol/notify.ts';
 import type { Created, ServiceRead } from '../../protocol/reads.ts';
-import { FakeClock } from '../../server/clock.ts';
-import { createTestServer, type TestServer } from '../../server/testing.ts';
-import {
-  artifactPath,
-  callApi,
-  createAdmin,
-  ensurePanelBuilt,
-  launchChromium,
-  listenOnLoopback,
-  runFor,
-  signIn,
-  startTarget,
-  type Target,
-  withSignedInPage,
-} from './harness.ts';
+import type { FakeClock } from '../../server/clock.ts';
+import { artifactPath, type PanelWorld, signIn, startPanelWorld } from './harness.ts';
 
 /**
  * Silences and maintenance windows in Chromium. The server runs in this process on a fake clock (the
@@ -31,42 +18,29 @@ const setupToken = 'setup-token-for-the-windows-screen';
 const admin = { email: 'admin@example.com', password: 'correct horse battery staple' };
 const viewer = { email: 'viewer@example.com', password: 'another horse battery staple' };
 
-let target: Target;
-let browser: Browser;
-let server: TestServer;
+let world: PanelWorld;
 let clock: FakeClock;
 let base = '';
-let session: { name: string; value: string };
 
-const api = <T>(method: string, path: string, body?: unknown) =>
-  callApi<T>(base, session, method, path, body);
-const run = (ms: number) => runFor(server, clock, ms);
+const api = <T>(method: string, path: string, body?: unknown) => world.api<T>(method, path, body);
+const run = (ms: number) => world.run(ms);
+const withPage = (name: string, fn: (page: Page) => Promise<void>, as?: { name: string; value: string }) =>
+  world.page(name, fn, as);
 
 before(async () => {
-  await ensurePanelBuilt();
-  [target, browser] = await Promise.all([startTarget(), launchChromium()]);
-  clock = new FakeClock(T0);
-  server = await createTestServer({ clock, env: { MON_SETUP_TOKEN: setupToken } });
-  base = await listenOnLoopback(server.app);
-  session = await createAdmin(base, setupToken, admin);
+  world = await startPanelWorld({ at: T0, setupToken, admin });
+  ({ clock, base } = world);
   await api<Created>('POST', '/checks', {
     name: 'home',
     service: 'shop',
     kind: 'http',
-    target: target.url,
+    target: world.target.url,
     everyMs: 10_000,
   });
   await run(60_000);
 });
 
-after(async () => {
-  await browser?.close();
-  await target?.close();
-  await server?.dispose();
-});
-
-const withPage = (name: string, fn: (page: Page) => Promise<void>, cookie = session) =>
-  withSignedInPage({ browser, base, session: cookie, now: clock.now() }, name, fn);
+after(() => world?.close());
 
 test('maintenance scheduled from a service page is in force on the windows screen, the service page and the overview, and ends', async () => {
   await withPage('windows-maintenance', async (page) => {

@@ -25,7 +25,7 @@ function isIp(value: string): boolean {
   return /^(\d{1,3})(\.\d{1,3}){3}$/.test(value) || (value.includes(':') && /^[0-9a-f:.]+$/i.test(value));
 }
 
-/** `${NAME}`: a reference to an environment variable of the server (see server/config/env-refs.ts). */
+/** `${NAME}`: a reference to an environment variable of the server (see protocol/env-refs.ts). */
 const referencePattern = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
 
 /** Splits `host:port` and `[v6]:port`. */

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import type { AuthState, Me } from '../../protocol/accounts.ts';
-import { authConfigSchema } from '../auth/config.ts';
-import { PasswordHasher } from '../auth/passwords.ts';
-import { authTestServer, browser } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
 import { staticConfig } from '../config/service.ts';
+import { authConfigSchema } from './config.ts';
+import { PasswordHasher } from './passwords.ts';
+import { authTestServer, browser } from './test-helpers.ts';
 
 const password = 'a good long password';
 

@@ -3,10 +3,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AuthState, AuthUser, Me } from '../../protocol/accounts.ts';
-import { authTestServer } from '../auth/test-helpers.ts';
 import { silentLog } from '../log.ts';
 import { createServer } from '../start.ts';
 import { tempDir } from '../testing.ts';
+import { authTestServer } from './test-helpers.ts';
 
 const password = 'a good long password';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CreatedToken, TokensList } from '../../protocol/accounts.ts';
-import { authTestServer, browser } from '../auth/test-helpers.ts';
 import { FakeClock } from '../clock.ts';
+import { authTestServer, browser } from './test-helpers.ts';
 
 test('tokens: created by an admin session, shown once, listed without secret, last use kept, revoked', async () => {
   const clock = new FakeClock();

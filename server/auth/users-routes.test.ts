@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { UsersList, UserView } from '../../protocol/accounts.ts';
-import { type AuthTestServer, authTestServer, browser } from '../auth/test-helpers.ts';
+import { type AuthTestServer, authTestServer, browser } from './test-helpers.ts';
 
 const password = 'a good long password';
 

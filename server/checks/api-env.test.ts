@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listen } from '../../runners/fixtures/context.ts';
 import { createToken } from '../auth/tokens.ts';
 import { FakeClock } from '../clock.ts';
 import { createTestServer, tempDir } from '../testing.ts';
-import { listen } from './runners/fixtures/context.ts';
 
 const oidcSecret = 'oidc-client-secret-9c2e';
 const statusToken = 'status-token-51aa';

@@ -1,4 +1,6 @@
 import { withDefaults } from '../../protocol/check.ts';
+import { runners as defaultRunners } from '../../runners/index.ts';
+import type { RunContext, Runner, RunOutcome, ServerRunKind } from '../../runners/run.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../problem.ts';
@@ -8,8 +10,6 @@ import { expectedAfter, heartbeatDeadline } from './heartbeats.ts';
 import { pruneResults } from './prune.ts';
 import { applyResults, type CheckResult, type Entry, type RecordContext } from './record.ts';
 import { HOUR } from './rollups.ts';
-import type { RunContext, Runner, RunOutcome, ServerRunKind } from './run.ts';
-import { runners as defaultRunners } from './runners/index.ts';
 import { Scheduler } from './scheduler.ts';
 import type { CheckRecord } from './store.ts';
 import { loadChecks } from './store.ts';

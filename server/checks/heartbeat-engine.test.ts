@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { Runner } from '../../runners/run.ts';
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import { silentLog } from '../log.ts';
 import { createServer, type Server } from '../start.ts';
 import { all, int, mapper, text } from '../store/rows.ts';
 import { createTestServer, tempDir } from '../testing.ts';
-import type { Runner } from './run.ts';
 import type { Any } from './testkit.ts';
 
 const MIN = 60_000;

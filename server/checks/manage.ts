@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CheckBody } from '../../protocol/check.ts';
+import { notListed, unlistedReference } from '../../protocol/env-refs.ts';
 import { liveKeys } from '../../protocol/live.ts';
-import { notListed, unlistedReference } from '../config/env-refs.ts';
 import type { Deps } from '../deps.ts';
 import type { CheckRemoved } from '../events.ts';
 import { conflict, invalid, notFound } from '../problem.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Any, checkServer } from '../checks/testkit.ts';
+import { type Any, checkServer } from './testkit.ts';
 
 const beat = { name: 'backup', service: 'ops', kind: 'heartbeat', everyMs: 3_600_000, graceMs: 300_000 };
 

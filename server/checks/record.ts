@@ -1,5 +1,6 @@
 import type { CheckDefinition } from '../../protocol/check.ts';
 import { type LiveKey, liveKeys } from '../../protocol/live.ts';
+import type { RunOutcome } from '../../runners/run.ts';
 import type { CheckTransition, DomainEvent } from '../events.ts';
 import { notFound } from '../problem.ts';
 import type { Refuse } from '../store/ingest.ts';
@@ -12,7 +13,6 @@ import {
   heartbeatDeadline,
   missedDetail,
 } from './heartbeats.ts';
-import type { RunOutcome } from './run.ts';
 import { type RunWrite, writeRun } from './runs.ts';
 import { applyHeartbeat, applyRun, applyUnknown, type CheckStatus, type Transition } from './state.ts';
 import type { Change, CheckRecord } from './store.ts';

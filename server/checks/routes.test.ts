@@ -10,9 +10,9 @@ import type {
   ServiceRead,
   ServicesList,
 } from '../../protocol/reads.ts';
-import { addToRollups } from '../checks/rollups.ts';
-import { type Any, checkServer } from '../checks/testkit.ts';
 import { staticConfig } from '../config/service.ts';
+import { addToRollups } from './rollups.ts';
+import { type Any, checkServer } from './testkit.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const web = { name: 'home', service: 'shop', kind: 'http', target: 'http://127.0.0.1:9/', everyMs: 10_000 };

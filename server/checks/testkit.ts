@@ -1,11 +1,11 @@
 import type { CheckBody } from '../../protocol/check.ts';
+import type { Runner, RunOutcome } from '../../runners/run.ts';
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import { type ConfigService, type LiveConfig, managedNames, staticConfig } from '../config/service.ts';
 import type { ServerOptions } from '../start.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import { hashToken } from './ping-tokens.ts';
-import type { Runner, RunOutcome } from './run.ts';
 
 /** A test server signed in as an admin token, on a fake clock, with a scripted runner for http checks. */
 export async function checkServer(

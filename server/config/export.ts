@@ -1,5 +1,5 @@
 import { stringify } from 'smol-toml';
-import { referencedNames } from './env-refs.ts';
+import { referencedNames } from '../../protocol/env-refs.ts';
 import { formatPath, type Path } from './paths.ts';
 import type { ExportContext, SecretSpot, StoredChannel, StoredCheck, TomlTable } from './section.ts';
 import type { LiveConfig } from './sections.ts';

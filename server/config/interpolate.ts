@@ -1,4 +1,4 @@
-import { type Env, expandReferences, notSet, referencedNames } from './env-refs.ts';
+import { type Env, expandReferences, notSet, referencedNames } from '../../protocol/env-refs.ts';
 import { formatPath, type Path, type PathError } from './paths.ts';
 
 export type Interpolated = {

@@ -1,8 +1,8 @@
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import type { Env } from '../../protocol/env-refs.ts';
 import { plainMessage } from '../../protocol/messages.ts';
 import { collisions, type OutsideNames } from './collisions.ts';
-import type { Env } from './env-refs.ts';
 import { interpolate } from './interpolate.ts';
 import { formatPath, type Path, type PathError } from './paths.ts';
 import type { LiveConfig } from './sections.ts';

@@ -4,8 +4,8 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listen } from '../../runners/fixtures/context.ts';
 import type { Principal } from '../auth/access.ts';
-import { listen } from '../checks/runners/fixtures/context.ts';
 import { createTestServer, tempDir } from '../testing.ts';
 
 const secret = 'topsecretvalue';

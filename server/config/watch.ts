@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import type { Env } from '../../protocol/env-refs.ts';
 import type { Log } from '../log.ts';
-import type { Env } from './env-refs.ts';
 import { exportConfig } from './export.ts';
 import { type Loaded, loadConfigText } from './load.ts';
 import { type ConfigProviders, type ConfigService, emptyConfig, type LiveConfig } from './service.ts';

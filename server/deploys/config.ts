@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Env, expandReferences } from '../config/env-refs.ts';
+import { type Env, expandReferences } from '../../protocol/env-refs.ts';
 import { type Built, configSection, type TomlTable } from '../config/section.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { lookupRefusing, resolve } from './lookup.ts';
+import { lookupRefusing, resolve } from '../../runners/lookup.ts';
 import { privateReason } from './private-addresses.ts';
 
 /**

@@ -1,5 +1,5 @@
+import { DOMAIN_DOWN_DAYS } from '../../../runners/domain.ts';
 import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
-import { DOMAIN_DOWN_DAYS } from '../../checks/runners/domain.ts';
 import type { Candidate, Relation } from './candidates.ts';
 
 /**

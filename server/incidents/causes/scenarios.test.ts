@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Cause } from '../../../protocol/incidents.ts';
+import type { RunOutcome } from '../../../runners/run.ts';
+import { isoDate } from '../../../runners/shared.ts';
 import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
-import type { RunOutcome } from '../../checks/run.ts';
-import { isoDate } from '../../checks/runners/shared.ts';
 import { scenarioWorld, up, type World } from './scenario-world.ts';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { closedPort } from '../../checks/runners/fixtures/context.ts';
+import { closedPort } from '../../../runners/fixtures/context.ts';
 import { type Answer, type Received, type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import { channelSettings } from '../config.ts';
 import type { Message } from '../message.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { closedPort } from '../../checks/runners/fixtures/context.ts';
+import { closedPort } from '../../../runners/fixtures/context.ts';
 import { type Receiver, startReceiver } from '../../http/fixtures/receiver.ts';
 import { startScriptedDns } from '../../http/fixtures/scripted-dns.ts';
 import { type ChannelSettings, channelSettings } from '../config.ts';

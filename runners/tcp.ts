@@ -1,8 +1,8 @@
 import net from 'node:net';
-import { parseHostPort } from '../../../protocol/targets.ts';
-import { evaluate } from '../assertions.ts';
-import type { Runner } from '../run.ts';
+import { parseHostPort } from '../protocol/targets.ts';
+import { evaluate } from './assertions.ts';
 import { guardedLookup, refusedHost } from './link-local.ts';
+import type { Runner } from './run.ts';
 import { down, networkDetail, resolveTarget, safe, timedOut } from './shared.ts';
 
 /**

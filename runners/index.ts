@@ -1,8 +1,8 @@
-import type { Runner, ServerRunKind } from '../run.ts';
 import { dnsRunner } from './dns.ts';
 import { domainRunner } from './domain.ts';
 import { httpRunner } from './http.ts';
 import { pingRunner } from './ping.ts';
+import type { Runner, ServerRunKind } from './run.ts';
 import { tcpRunner } from './tcp.ts';
 
 /** The runner of each check kind the server runs (heartbeats are pushed, not run). */

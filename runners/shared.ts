@@ -1,13 +1,13 @@
-import { type CheckDefinition, targetProblem } from '../../../protocol/check.ts';
-import { headerValueProblem } from '../../../protocol/headers.ts';
+import { type CheckDefinition, targetProblem } from '../protocol/check.ts';
 import {
   expandReferences,
   notListed,
   notSet,
   referencedNames,
   unlistedReference,
-} from '../../config/env-refs.ts';
-import type { RunContext, Runner, RunOutcome } from '../run.ts';
+} from '../protocol/env-refs.ts';
+import { headerValueProblem } from '../protocol/headers.ts';
+import type { RunContext, Runner, RunOutcome } from './run.ts';
 
 /** Small pieces every runner uses. */
 

@@ -1,4 +1,4 @@
-import type { Assertion } from '../../protocol/check.ts';
+import type { Assertion } from '../protocol/check.ts';
 import type { RunOutcome } from './run.ts';
 
 /**

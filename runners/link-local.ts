@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { linkLocalReason, linkLocalRefusal } from '../../../protocol/addresses.ts';
-import { lookupRefusing, resolve } from '../../http/lookup.ts';
+import { linkLocalReason, linkLocalRefusal } from '../protocol/addresses.ts';
+import { lookupRefusing, resolve } from './lookup.ts';
 
 /**
  * Runs do not connect to link-local and cloud-metadata addresses unless their check allows it

@@ -1,4 +1,4 @@
-import type { CheckDefinition, CheckKind } from '../../protocol/check.ts';
+import type { CheckDefinition, CheckKind } from '../protocol/check.ts';
 
 /** What one run of a check found. Runners never throw: every failure is an outcome. */
 export type RunOutcome = {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { evaluate } from '../assertions.ts';
-import type { Runner, RunOutcome } from '../run.ts';
+import { evaluate } from './assertions.ts';
 import { addressToReach } from './link-local.ts';
+import type { Runner, RunOutcome } from './run.ts';
 import { down, networkDetail, resolveTarget, safe, timedOut, worst } from './shared.ts';
 
 /** Echo requests sent per run. */

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import { evaluate } from '../assertions.ts';
-import type { Runner } from '../run.ts';
+import { evaluate } from './assertions.ts';
+import type { Runner } from './run.ts';
 import { down, resolveTarget, safe, timedOut } from './shared.ts';
 
 /** What DNS error codes mean, in words. */

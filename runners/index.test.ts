@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
-import { checkKinds } from '../../../protocol/check.ts';
+import { checkKinds } from '../protocol/check.ts';
 import { checkOf, contextOf, listen } from './fixtures/context.ts';
 import { runners } from './index.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { parseHostPort } from '../../../protocol/targets.ts';
+import { parseHostPort } from '../protocol/targets.ts';
 import { checkOf, closedPort, contextOf, listen } from './fixtures/context.ts';
 import { tcpRunner } from './tcp.ts';
 

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Runner, RunOutcome } from '../run.ts';
+import type { Runner, RunOutcome } from './run.ts';
 import {
   DAY_MS,
   daysFromNow,

@@ -2,11 +2,11 @@ import http, { type IncomingMessage, STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
-import type { Assertion } from '../../../protocol/check.ts';
-import { evaluate, needsBody, statusMatches } from '../assertions.ts';
-import type { Runner, RunOutcome } from '../run.ts';
+import type { Assertion } from '../protocol/check.ts';
+import { evaluate, needsBody, statusMatches } from './assertions.ts';
 import { agentFor, type Via } from './http-agents.ts';
 import { guardedLookup, RefusedTarget, refusedHost } from './link-local.ts';
+import type { Runner, RunOutcome } from './run.ts';
 import {
   DAY_MS,
   daysFromNow,

@@ -8,7 +8,7 @@ import type { Tx } from './store/writer.ts';
  * the writer job that commits the change, so what a subscriber writes (an incident, an outbox row)
  * commits or rolls back together with its cause. Features add their events to this union.
  */
-export type DomainEvent = CheckTransition | CheckRemoved | IncidentChange;
+export type DomainEvent = CheckTransition | CheckRemoved | HostAlert | IncidentChange;
 
 /** A check changed status (server run, agent run, heartbeat ping or miss, agent silence). */
 export type CheckTransition = {
@@ -32,6 +32,27 @@ export type CheckRemoved = {
   name: string;
   service: string;
   ts: number;
+};
+
+/**
+ * A host alert started failing or recovered (docs/hosts.md): a threshold held for 5 minutes (a full
+ * disk at once), a container of a service restarting in a loop, exited with an error or unhealthy, or
+ * the host's agent gone silent. Incidents open or join from these as from check transitions.
+ */
+export type HostAlert = {
+  type: 'host.alert';
+  host: string;
+  /** `host:<name>:<metric>`, `container:<host>:<container>` or `agent:<host>`, as in incident_alerts. */
+  key: string;
+  metric: 'cpu' | 'memory' | 'swap' | 'disk' | 'temperature' | 'container' | 'agent';
+  /** What the alert names: "web-1 CPU", "api on web-1", "web-1 agent". */
+  name: string;
+  /** The container's service; null for the host's own alerts (the host opens an incident of its own). */
+  service: string | null;
+  state: 'failing' | 'recovered';
+  ts: number;
+  /** "CPU above 90% for 5 minutes (97%)", "restarted 4 times in 10 minutes", "no frame for 60 s". */
+  detail: string;
 };
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nameSchema } from '../../protocol/check.ts';
+import type { HostAlerts } from '../../protocol/hosts.ts';
 import { type Built, configSection, type TomlTable } from '../config/section.ts';
 
 /**
@@ -13,14 +14,7 @@ import { type Built, configSection, type TomlTable } from '../config/section.ts'
  */
 
 /** Host alert thresholds (percent, or degrees Celsius for temperature); null turns an alert off. */
-export type HostAlerts = {
-  cpu: number | null;
-  memory: number | null;
-  swap: number | null;
-  disk: number | null;
-  temperature: number | null;
-  ignoreMounts: string[];
-};
+export type { HostAlerts };
 
 /** Thresholds of a host without a `[[host]]` table, and of keys a `[[host]]` leaves out. */
 export const defaultHostAlerts: HostAlerts = {

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import { assertionSchema, httpMethods } from './check.ts';
+import { checkKinds } from './kinds.ts';
+import { nameSchema } from './text.ts';
+
+/**
+ * The agent protocol (`/agent/v1`, docs/agent.md): what the host agent sends (`POST /agent/v1/frames`)
+ * and what the server answers to its long poll (`GET /agent/v1/poll`). One schema for both sides: the
+ * agent builds frames of these types, the server parses them with these schemas. A frame of a kind the
+ * server does not know is counted (`mon_agent_unknown_frames_total`) and skipped, never refused, so a
+ * newer agent keeps working with an older server.
+ */
+
+/** The protocol version both sides speak; the poll answers the server's. */
+export const AGENT_PROTOCOL = 1;
+
+/**
+ * What an agent can run beyond the base protocol; it names them in the poll's `capabilities`. A check
+ * that needs a capability the agent lacks is not given to it, and the check says why (SPEC Check
+ * behavior 4: agents must be updated before they get ping checks or request headers).
+ */
+export const agentCapabilities = ['ping', 'headers'] as const;
+export type AgentCapability = (typeof agentCapabilities)[number];
+
+/** The agent samples every 15 s (SPEC Limits). */
+export const SAMPLE_EVERY_MS = 15_000;
+/** Body of `POST /agent/v1/frames`: at most 4 MiB as sent (gzip); at most this much once inflated. */
+export const MAX_FRAMES_BYTES = 4 * 1024 * 1024;
+export const MAX_INFLATED_FRAMES_BYTES = 32 * 1024 * 1024;
+/** The poll waits at most this long for a change before it answers the same assignment again. */
+export const POLL_WAIT_MS = 25_000;
+
+const ms = z.number().int().nonnegative();
+const bytes = z.number().nonnegative();
+const percent = z.number().min(0).max(100);
+const shortText = (max: number) => z.string().max(max);
+
+export const diskSchema = z.object({
+  /** Where it is mounted, as the host sees it (without MON_HOST_ROOT). */
+  mount: shortText(4096),
+  /** The block device, e.g. /dev/sda1 or /dev/mapper/vg-root. */
+  device: shortText(4096),
+  fstype: shortText(64),
+  used: bytes,
+  /** used + available (what the filesystem can hold for users; reserved blocks left out). */
+  size: bytes,
+});
+export type DiskSample = z.infer<typeof diskSchema>;
+
+export const containerStates = [
+  'created',
+  'running',
+  'paused',
+  'restarting',
+  'removing',
+  'exited',
+  'dead',
+] as const;
+export const containerSchema = z.object({
+  /** The Engine API's container id (64 hex). */
+  id: shortText(128),
+  /** Without the leading slash. */
+  name: shortText(256),
+  /** The image as the container was created from (`Config.Image`, e.g. nginx:1.27). */
+  image: shortText(512),
+  /** The image id it runs (`Image`, sha256:…): a new one for the same name is a deploy. */
+  imageId: shortText(128),
+  state: z.enum(containerStates),
+  health: z.enum(['starting', 'healthy', 'unhealthy']).nullable(),
+  /** `RestartCount` of the Engine API: restarts by its restart policy. */
+  restarts: z.number().int().nonnegative(),
+  exitCode: z.number().int().nullable(),
+  oomKilled: z.boolean(),
+  startedAt: ms.nullable(),
+  finishedAt: ms.nullable(),
+  /** Percent of one CPU since the previous sample; null when not running or on the first sample. */
+  cpu: z.number().nonnegative().nullable(),
+  /** Bytes in use without inactive file cache (cgroup v1 and v2); null when not running. */
+  memory: bytes.nullable(),
+  /** Only the labels mon reads: `mon.service`, `com.docker.compose.project`, `com.docker.compose.service`. */
+  labels: z.record(z.string().max(256), z.string().max(1024)),
+});
+export type ContainerSample = z.infer<typeof containerSchema>;
+
+export const unitStates = [
+  'active',
+  'reloading',
+  'inactive',
+  'failed',
+  'activating',
+  'deactivating',
+] as const;
+export const unitSchema = z.object({
+  /** e.g. nginx.service */
+  name: shortText(256),
+  state: z.enum(unitStates),
+  /** systemd's sub-state (running, exited, dead, auto-restart, …). */
+  subState: shortText(64),
+  /** `NRestarts`: automatic restarts since the unit was last started by hand. */
+  restarts: z.number().int().nonnegative(),
+  /** Percent of one CPU since the previous sample; null when unknown. */
+  cpu: z.number().nonnegative().nullable(),
+  /** Bytes (`MemoryCurrent`); null when unknown. */
+  memory: bytes.nullable(),
+});
+export type UnitSample = z.infer<typeof unitSchema>;
+
+/** One sample of the host, every 15 s. Rates are over the time since the agent's previous sample. */
+export const sampleFrameSchema = z.object({
+  kind: z.literal('sample'),
+  ts: ms,
+  /** Percent of all cores busy (total − idle − iowait − steal); null on the first sample. */
+  cpu: percent.nullable(),
+  /** used = MemTotal − MemAvailable (older kernels: total − free − buffers − cached). */
+  memory: z.object({ used: bytes, total: bytes }).nullable(),
+  /** null without swap. */
+  swap: z.object({ used: bytes, total: bytes }).nullable(),
+  /** Each disk-backed filesystem once. */
+  disks: z.array(diskSchema).max(256),
+  /** Over physical disks only; null on the first sample. */
+  diskIo: z.object({ readBps: bytes, writeBps: bytes }).nullable(),
+  /** Over physical network cards only; null on the first sample. */
+  net: z.object({ rxBps: bytes, txBps: bytes }).nullable(),
+  load: z.tuple([z.number(), z.number(), z.number()]).nullable(),
+  temperatures: z.array(z.object({ sensor: shortText(256), celsius: z.number() })).max(256),
+  /** null: no container runtime answered (none installed, or the socket not mounted). */
+  containers: z.array(containerSchema).max(5000).nullable(),
+  /** null: no systemd to ask. */
+  units: z.array(unitSchema).max(10000).nullable(),
+});
+export type SampleFrame = z.infer<typeof sampleFrameSchema>;
+
+/** Facts about the host and the agent, sent when the agent starts (and again every hour). */
+export const helloFrameSchema = z.object({
+  kind: z.literal('hello'),
+  ts: ms,
+  agentVersion: shortText(64),
+  protocol: z.number().int().positive(),
+  capabilities: z.array(shortText(64)).max(64),
+  hostname: shortText(256),
+  os: shortText(256),
+  kernel: shortText(256),
+  arch: shortText(64),
+  cores: z.number().int().positive(),
+});
+export type HelloFrame = z.infer<typeof helloFrameSchema>;
+
+/** A command check of the host's checks.toml. */
+export const declaredCheckSchema = z.object({
+  name: nameSchema,
+  service: nameSchema,
+  command: z.string().min(1).max(4096),
+  everyMs: z
+    .number()
+    .int()
+    .min(10_000)
+    .max(7 * 86_400_000),
+  timeoutMs: z.number().int().min(100).max(120_000),
+});
+export type DeclaredCheck = z.infer<typeof declaredCheckSchema>;
+
+/**
+ * The command checks of the host's checks.toml whose `from` names this host, sent at start and every
+ * hour (a name that was taken and has become free is added at the next one).
+ */
+export const declareFrameSchema = z.object({
+  kind: z.literal('declare'),
+  ts: ms,
+  checks: z.array(declaredCheckSchema).max(1000),
+  /** Lines of checks.toml the agent could not use, in its own words (shown on the host page). */
+  problems: z.array(shortText(1000)).max(100),
+});
+export type DeclareFrame = z.infer<typeof declareFrameSchema>;
+
+/** One run of a check the agent ran: a server check assigned to it, or an accepted command check. */
+export const runFrameSchema = z.object({
+  kind: z.literal('run'),
+  ts: ms,
+  /** The check's id, as the poll named it. */
+  id: shortText(64),
+  status: z.enum(['up', 'down', 'degraded']),
+  latencyMs: z.number().nonnegative().nullable(),
+  detail: shortText(2000),
+  /** The number a command check printed. */
+  value: z.number().nullable().optional(),
+  expiry: z
+    .object({ kind: z.enum(['certificate', 'domain']), expires: ms })
+    .nullable()
+    .optional(),
+});
+export type RunFrame = z.infer<typeof runFrameSchema>;
+
+/** The agent's recent log lines (kept to attach to incidents). */
+export const logFrameSchema = z.object({
+  kind: z.literal('log'),
+  lines: z
+    .array(z.object({ ts: ms, level: z.enum(['debug', 'info', 'warn', 'error']), text: shortText(2000) }))
+    .max(1000),
+});
+export type LogFrame = z.infer<typeof logFrameSchema>;
+
+/** The frame kinds this server knows, each with its schema. */
+export const frameSchemas = {
+  hello: helloFrameSchema,
+  sample: sampleFrameSchema,
+  declare: declareFrameSchema,
+  run: runFrameSchema,
+  log: logFrameSchema,
+} as const;
+export type FrameKind = keyof typeof frameSchemas;
+export type AgentFrame = HelloFrame | SampleFrame | DeclareFrame | RunFrame | LogFrame;
+
+/**
+ * The body of `POST /agent/v1/frames` (JSON, `Content-Encoding: gzip`): frames oldest first. Each
+ * frame is an object with a string `kind`; the server parses each by its kind's schema.
+ */
+export const framesBodySchema = z.object({
+  frames: z.array(z.looseObject({ kind: z.string().max(64) })).max(10_000),
+});
+export type FramesBody = { frames: AgentFrame[] };
+
+/** The answer to `POST /agent/v1/frames` (200): every known frame is stored; unknown kinds are skipped. */
+export type FramesAnswer = { stored: number; skipped: number };
+
+/** A server check assigned to this agent (its `from` names the host): what it runs and how often. */
+export const assignedCheckSchema = z.object({
+  id: shortText(64),
+  name: nameSchema,
+  kind: z.enum(checkKinds),
+  target: z.string().max(2048),
+  method: z.enum(httpMethods).nullable(),
+  headers: z.record(z.string(), z.string()),
+  everyMs: z.number().int().positive(),
+  timeoutMs: z.number().int().positive(),
+  expect: z.array(assertionSchema),
+  allowLinkLocal: z.boolean(),
+  /** The values of the `${NAME}` references the check's target and headers use, from the server's environment. */
+  env: z.record(z.string(), z.string()),
+});
+export type AssignedCheck = z.infer<typeof assignedCheckSchema>;
+
+/**
+ * The answer to `GET /agent/v1/poll?assignment=<tag>&version=<agent version>&protocol=<n>&capabilities=<a,b>`.
+ * The poll answers at once when the assignment differs from `assignment`, else when it changes, else
+ * after `POLL_WAIT_MS` with the same one.
+ */
+export const pollAnswerSchema = z.object({
+  protocol: z.number().int().positive(),
+  /** Tag of this assignment: sent back as `assignment` by the next poll. */
+  assignment: z.string().max(128),
+  /** The host's name as the server knows it. */
+  host: nameSchema,
+  settings: z.object({ sampleEveryMs: z.number().int().positive() }),
+  /** Server checks to run from this host. */
+  checks: z.array(assignedCheckSchema),
+  /** Command checks of checks.toml the server accepted, with their ids for run frames. */
+  commands: z.array(z.object({ id: shortText(64), name: nameSchema })),
+});
+export type PollAnswer = z.infer<typeof pollAnswerSchema>;

@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import type { DiskSample } from './agent.ts';
+import type { CheckBody } from './check.ts';
+import type { CheckKind } from './kinds.ts';
+import type { CheckStatus } from './reads.ts';
+import { nameSchema } from './text.ts';
+
+/**
+ * Hosts in the JSON API (SPEC "Token, user, watchdog", host routes; docs/hosts.md): the bodies the
+ * API takes and the reads it answers, shared by the server, the panel and the tests.
+ */
+
+/** `POST /api/v1/hosts`. */
+export const addHostSchema = z.strictObject({ name: nameSchema });
+
+/** A host alert threshold: percent (degrees Celsius for temperature), or null for off. */
+const limit = (max: number) => {
+  const words = `must be a number from 1 to ${max}, or null to turn the alert off`;
+  return z.number({ error: words }).min(1, words).max(max, words).nullable();
+};
+
+/** `PUT /api/v1/hosts/{name}/alerts`: every key; null turns an alert off. */
+export const hostAlertsSchema = z.strictObject({
+  cpu: limit(100),
+  memory: limit(100),
+  swap: limit(100),
+  disk: limit(100),
+  temperature: limit(150),
+  ignoreMounts: z
+    .array(z.string().regex(/^\/\S*$/, 'must be an absolute mount path such as /boot'))
+    .max(100, 'must list at most 100 mounts'),
+});
+export type HostAlertsBody = z.infer<typeof hostAlertsSchema>;
+/** The thresholds in force: `[[host]]`, the API's, or the defaults. */
+export type HostAlerts = HostAlertsBody;
+
+/** `POST /api/v1/discovered/dismiss`. */
+export const dismissSchema = z.strictObject({
+  ids: z
+    .array(z.string().regex(/^[0-9a-f]{16}$/, 'must be ids of discovered items'))
+    .min(1)
+    .max(1000),
+});
+
+/** The answer of `POST /api/v1/hosts` (201 for a new host, 200 for a new token): shown once. */
+export type AddedHost = {
+  name: string;
+  /** `bth_…`: the agent's `MON_TOKEN`. Stored hashed; never shown again. */
+  token: string;
+  /** Where the agent file is served (one self-contained file, no npm install on the host). */
+  agentUrl: string;
+  install: {
+    /** One `docker run` line: host root and runtime socket mounted read-only. */
+    docker: string;
+    /** A shell snippet that installs the agent as a systemd unit (needs Node on the host). */
+    systemd: string;
+  };
+  /** true when the host existed and its old token stopped working. */
+  replaced: boolean;
+};
+
+/** The agent as it last introduced itself; null before it first connected. */
+export type AgentInfo = {
+  version: string;
+  protocol: number;
+  capabilities: string[];
+  hostname: string;
+  os: string;
+  kernel: string;
+  arch: string;
+  cores: number;
+  firstSeen: number;
+  lastSeen: number;
+  /** A frame arrived within the silence timeout. */
+  connected: boolean;
+};
+
+/** A host's metric series: per-step means (and the CPU maximum), null where no sample fell. */
+export type HostSeries = {
+  x: number[];
+  stepMs: number;
+  cpu: (number | null)[];
+  cpuMax: (number | null)[];
+  memory: (number | null)[];
+  /** Empty when the host has no swap. */
+  swap: (number | null)[];
+  /** The fullest filesystem not in `ignoreMounts`, percent. */
+  disk: (number | null)[];
+  diskRead: (number | null)[];
+  diskWrite: (number | null)[];
+  netRx: (number | null)[];
+  netTx: (number | null)[];
+  load1: (number | null)[];
+  load5: (number | null)[];
+  load15: (number | null)[];
+  /** The hottest sensor, °C; empty without sensors. */
+  temperature: (number | null)[];
+};
+
+/** The latest sample as the host page shows it. */
+export type HostNow = {
+  ts: number;
+  cpu: number | null;
+  memory: { used: number; total: number; percent: number } | null;
+  swap: { used: number; total: number; percent: number } | null;
+  disks: (DiskSample & { percent: number; ignored: boolean })[];
+  diskIo: { readBps: number; writeBps: number } | null;
+  net: { rxBps: number; txBps: number } | null;
+  load: [number, number, number] | null;
+  temperatures: { sensor: string; celsius: number }[];
+};
+
+/** A host alert failing now. */
+export type HostAlertNow = {
+  key: string;
+  metric: 'cpu' | 'memory' | 'swap' | 'disk' | 'temperature' | 'container' | 'agent';
+  name: string;
+  detail: string;
+  since: number;
+  incident: string | null;
+};
+
+export type ContainerRow = {
+  name: string;
+  image: string;
+  state: string;
+  health: 'starting' | 'healthy' | 'unhealthy' | null;
+  restarts: number;
+  exitCode: number | null;
+  startedAt: number | null;
+  cpu: number | null;
+  memory: number | null;
+  /** The service it belongs to, or null (then it is also among the discovered items unless dismissed). */
+  service: string | null;
+  updatedAt: number;
+};
+
+export type UnitRow = {
+  name: string;
+  state: string;
+  subState: string;
+  restarts: number;
+  cpu: number | null;
+  memory: number | null;
+  service: string | null;
+  updatedAt: number;
+};
+
+/** A container or unit that belongs to no service, not dismissed. */
+export type DiscoveredItem = {
+  id: string;
+  host: string;
+  kind: 'container' | 'unit';
+  name: string;
+  /** Container image, or null for a unit. */
+  image: string | null;
+  state: string;
+  firstSeen: number;
+};
+
+/** `checkConflicts` item (SPEC): a checks.toml check not taken, and what holds its name. */
+export type CheckConflict = { name: string; with: 'file' | 'panel' | 'host' | 'free'; host: string | null };
+
+/** `GET /api/v1/hosts`. */
+export type HostsList = { hosts: HostSummary[] };
+
+export type HostSummary = {
+  name: string;
+  fromFile: boolean;
+  services: string[];
+  agent: AgentInfo | null;
+  /** From the latest sample; null before one. */
+  cpu: number | null;
+  memory: number | null;
+  disk: number | null;
+  alerting: number;
+  containers: number;
+  units: number;
+  discovered: number;
+};
+
+/** `GET /api/v1/hosts/{name}` (range default 24h). */
+export type HostRead = {
+  name: string;
+  fromFile: boolean;
+  services: string[];
+  agent: AgentInfo | null;
+  /** The thresholds in force; null turns an alert off. */
+  alerts: HostAlerts;
+  /** Where `alerts` come from: `file` ([[host]]: the API gives 409), `api`, or `default`. */
+  alertsFrom: 'file' | 'api' | 'default';
+  alerting: HostAlertNow[];
+  now: HostNow | null;
+  series: HostSeries;
+  containers: ContainerRow[];
+  units: UnitRow[];
+  discovered: DiscoveredItem[];
+  checks: {
+    id: string;
+    name: string;
+    kind: CheckKind | 'command';
+    status: CheckStatus;
+    hostDefined: boolean;
+  }[];
+  checkConflicts: CheckConflict[];
+  /** Lines of checks.toml the agent could not use. */
+  checkProblems: string[];
+};
+
+/** `GET /api/v1/hosts/{name}/containers/{container}` and `/units/{unit}` (SPEC): CPU percent of one CPU, memory bytes. */
+export type ItemSeries = {
+  x: number[];
+  stepMs: number;
+  cpu: (number | null)[];
+  cpuMax: (number | null)[];
+  mem: (number | null)[];
+  memMax: (number | null)[];
+};
+
+/** `POST /api/v1/discovered/monitor`. */
+export type MonitorBody = { host: string; service: string; check: CheckBody | null };
+/** Its answer (201). */
+export type Monitored = { service: string; check: string | null };
+
+/** What an incident shows of a host around its start: CPU and memory, and the largest containers and units. */
+export type IncidentHost = {
+  name: string;
+  x: number[];
+  stepMs: number;
+  cpu: (number | null)[];
+  memory: (number | null)[];
+  /** At most five each, by memory then CPU around the start. */
+  containers: ({ name: string } & ItemSeries)[];
+  units: ({ name: string } & ItemSeries)[];
+  /** The agent's log lines from 15 minutes before the start to 5 minutes after (at most 100). */
+  logs: { ts: number; level: string; text: string }[];
+};

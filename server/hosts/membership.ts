@@ -1,0 +1,55 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { LiveConfig } from '../config/service.ts';
+import { all, mapper, text } from '../store/rows.ts';
+import { serviceHostLinks } from './store.ts';
+
+/**
+ * Which service a container or systemd unit belongs to (docs/hosts.md), first match wins:
+ * 1. its `mon.service` label names a service;
+ * 2. its Compose project or Compose service label is a service's name;
+ * 3. its name (a unit's without `.service`) is a service's name;
+ * 4. its host runs exactly one service (`[[service]] hosts`, or linked by `POST /discovered/monitor`).
+ * An item of no service is a discovered item (unless dismissed); only items of a service raise
+ * container alerts, and every item's restarts and failures are evidence for incidents on its host.
+ */
+export type Membership = {
+  serviceOf(
+    host: string,
+    kind: 'container' | 'unit',
+    name: string,
+    labels: Record<string, string>,
+  ): string | null;
+  /** The services a host runs (file and API links), sorted. */
+  servicesOfHost(host: string): string[];
+};
+
+const serviceRow = mapper({ name: text });
+
+export function membership(db: DatabaseSync, config: LiveConfig): Membership {
+  const services = new Set(all(db, 'SELECT name FROM services', serviceRow).map((s) => s.name));
+  for (const s of config.services) services.add(s.name);
+  const byHost = new Map<string, Set<string>>();
+  const link = (service: string, host: string) => {
+    const set = byHost.get(host) ?? new Set<string>();
+    set.add(service);
+    byHost.set(host, set);
+  };
+  for (const s of config.services) for (const h of s.hosts) link(s.name, h);
+  for (const l of serviceHostLinks(db)) link(l.service, l.host);
+  const known = (name: string | undefined) => (name !== undefined && services.has(name) ? name : null);
+  return {
+    serviceOf(host, kind, name, labels) {
+      const named =
+        known(labels['mon.service']) ??
+        known(labels['com.docker.compose.project']) ??
+        known(labels['com.docker.compose.service']) ??
+        known(kind === 'unit' ? name.replace(/\.service$/, '') : name);
+      if (named) return named;
+      const ofHost = byHost.get(host);
+      return ofHost?.size === 1 ? [...ofHost][0]! : null;
+    },
+    servicesOfHost(host) {
+      return [...(byHost.get(host) ?? [])].sort();
+    },
+  };
+}

@@ -24,6 +24,11 @@ export type AgentCapability = (typeof agentCapabilities)[number];
 
 /** The agent samples every 15 s (SPEC Limits). */
 export const SAMPLE_EVERY_MS = 15_000;
+/**
+ * An agent is silent once no frame arrived for four sampling intervals: its checks turn `unknown` and
+ * its host opens an incident of its own (SPEC Check behavior 6). A frame ends the silence.
+ */
+export const AGENT_SILENT_AFTER_MS = 4 * SAMPLE_EVERY_MS;
 /** Body of `POST /agent/v1/frames`: at most 4 MiB as sent (gzip); at most this much once inflated. */
 export const MAX_FRAMES_BYTES = 4 * 1024 * 1024;
 export const MAX_INFLATED_FRAMES_BYTES = 32 * 1024 * 1024;

@@ -15,6 +15,7 @@ import { createDeploys } from './deploys/feature.ts';
 import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
+import { createHosts } from './hosts/feature.ts';
 import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
@@ -123,6 +124,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     incidents.feature,
     createWindows(deps).feature,
     deploys.feature,
+    createHosts(deps, checks.engine).feature,
     notify.feature,
     createWatchdog(deps).feature,
     createOverview(deps, checks.engine).feature,

@@ -12,6 +12,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./panel.ts'),
   () => import('./incidents.ts'),
   () => import('./notify.ts'),
+  () => import('./hosts.ts'),
 ];
 
 const only = process.argv.slice(2);

@@ -1,0 +1,62 @@
+import { statfs as fsStatfs } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DiskSample } from '../../protocol/agent.ts';
+import { readText } from './files.ts';
+import { diskFilesystems, parseMountinfo } from './mounts.ts';
+
+/**
+ * Disk usage: each disk-backed filesystem of the host once (mounts.ts says which), from the mount
+ * table of the host's first process, `<root>/proc/1/mountinfo`: the host's mount namespace, not the
+ * agent's own (in a container the agent's table lists the container's mounts).
+ *
+ * Usage comes from statfs on the mount point under the root: used = (blocks − free blocks) × block
+ * size, size = used + blocks available to users × block size (blocks reserved for root left out, as
+ * `df` does). A filesystem whose statfs fails (no permission, a stale mount) is left out of the sample.
+ *
+ * statfs is an option so that tests can give each fixture mount its numbers: a fixture tree has no
+ * filesystems of its own to measure. The mount table parsing and the filtering are what the fixtures
+ * test.
+ */
+
+export type StatfsNumbers = { bsize: number; blocks: number; bfree: number; bavail: number };
+export type Statfs = (path: string) => Promise<StatfsNumbers>;
+
+/** The most filesystems a sample carries (the protocol's limit). */
+const MAX_DISKS = 256;
+
+export function createDiskCollector(options: { root: string; statfs?: Statfs }) {
+  const { root } = options;
+  const statfs: Statfs = options.statfs ?? fsStatfs;
+  const mountinfo = join(root, '/proc/1/mountinfo');
+
+  async function usage(mount: {
+    mountPoint: string;
+    source: string;
+    fstype: string;
+  }): Promise<DiskSample | null> {
+    try {
+      const s = await statfs(join(root, mount.mountPoint));
+      if (!(s.blocks > 0)) return null;
+      const used = Math.max(s.blocks - s.bfree, 0) * s.bsize;
+      return {
+        mount: mount.mountPoint,
+        device: mount.source.slice(0, 4096),
+        fstype: mount.fstype.slice(0, 64),
+        used,
+        size: used + Math.max(s.bavail, 0) * s.bsize,
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    async read(): Promise<DiskSample[]> {
+      const text = await readText(mountinfo);
+      if (text === null) return [];
+      const filesystems = diskFilesystems(parseMountinfo(text)).slice(0, MAX_DISKS);
+      const disks = await Promise.all(filesystems.map(usage));
+      return disks.filter((disk) => disk !== null);
+    },
+  };
+}

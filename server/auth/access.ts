@@ -59,6 +59,8 @@ export const accessTable = {
   'POST /api/deploys': 'deploy',
   'POST /api/changes': 'deploy',
   'POST /hooks/codehost': 'hmac',
+  'POST /agent/v1/frames': 'host',
+  'GET /agent/v1/poll': 'host',
   // Accounts
   'GET /api/v1/auth': 'none',
   'POST /api/v1/auth/setup': 'setup',

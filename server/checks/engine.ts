@@ -16,6 +16,8 @@ import { loadChecks } from './store.ts';
 
 export type { Entry } from './record.ts';
 
+export type CheckChangeListener = (before: Entry | undefined, after: Entry | undefined) => void;
+
 export type EngineOptions = {
   /** The runner of each kind (default: the real ones); a kind without one is not run here. */
   runners?: Partial<Record<ServerRunKind, Runner>>;
@@ -56,6 +58,8 @@ export class CheckEngine {
   private timers: TimerHandle[] = [];
   private reconciling: Promise<void> = Promise.resolve();
   private unsubscribe: () => void = () => {};
+  /** Told after a check is taken in, changed or removed (agents' long polls wake on it). */
+  private readonly changeListeners = new Set<CheckChangeListener>();
   running = false;
 
   constructor(deps: Deps, options: EngineOptions = {}) {
@@ -178,6 +182,16 @@ export class CheckEngine {
         this.scheduler.remove(rec.id);
       }
     }
+    for (const listener of this.changeListeners) listener(old, entry);
+  }
+
+  /**
+   * Calls `listener` after each check taken in, changed (`before` and `after`) or removed (`after`
+   * undefined); adopt and forget run once the change is committed. Returns the unsubscribe.
+   */
+  onCheckChange(listener: CheckChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** Schedules a heartbeat's deadline (never behind runs). */
@@ -191,6 +205,7 @@ export class CheckEngine {
     if (entry?.rec.pingTokenHash) this.byToken.delete(entry.rec.pingTokenHash);
     this.entries.delete(id);
     this.scheduler.remove(id);
+    if (entry) for (const listener of this.changeListeners) listener(entry, undefined);
   }
 
   /** Points a heartbeat at a new ping token hash. */

@@ -147,7 +147,12 @@ function applyOne(entry: Entry, result: CheckResult): Applied | null {
       return applyOutcome(entry, { status: 'down', latencyMs: null, detail }, result.ts);
     }
     case 'unknown': {
-      if (rec.state.status === 'unknown') return null;
+      // The check says why it is unknown (its agent is silent, or too old to run it), once.
+      if (rec.state.status === 'unknown' && rec.lastDetail === result.detail) return null;
+      rec.lastDetail = result.detail;
+      if (rec.state.status === 'unknown') {
+        return { write: { record: rec, run: null, changes: [] }, transition: null, detail: result.detail };
+      }
       const { state, transition } = applyUnknown(rec.state, result.ts);
       rec.state = state;
       const changes: Change[] = transition

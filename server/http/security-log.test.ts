@@ -69,6 +69,15 @@ test('security events are logged with who, where and what, and never a secret', 
     const forged = `${token.token.slice(0, -4)}abcd`;
     secrets.push(forged);
     assert.equal((await write({ authorization: `Bearer ${forged}` })).statusCode, 401);
+    const hostToken = 'bth_a-host-token-never-logged';
+    secrets.push(hostToken);
+    const frames = await app.inject({
+      method: 'POST',
+      url: '/agent/v1/frames',
+      headers: { authorization: `Bearer ${hostToken}`, 'content-type': 'application/json' },
+      payload: { frames: [] },
+    });
+    assert.equal(frames.statusCode, 401);
     assert.equal(
       (await app.inject({ method: 'DELETE', url: `/api/v1/tokens/${token.id}`, headers: admin })).statusCode,
       204,

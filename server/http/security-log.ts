@@ -11,6 +11,7 @@ import type { Deps } from '../deps.ts';
 const events = {
   'signin.failed': { level: 'warn', message: 'sign-in failed' },
   'token.rejected': { level: 'warn', message: 'an unknown API token was sent' },
+  'host.rejected': { level: 'warn', message: 'an unknown host token was sent' },
   'access.refused': { level: 'warn', message: 'access refused' },
   'rate.limited': { level: 'warn', message: 'rate limit reached' },
   'setup.completed': { level: 'info', message: 'first account created' },

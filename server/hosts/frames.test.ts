@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import { createGzip, gzipSync } from 'node:zlib';
+import { MAX_FRAMES_BYTES } from '../../protocol/agent.ts';
+import { memoryLog } from '../testing.ts';
+import { hello, hostServer, sample, T0 } from './testkit.ts';
+
+const rollups = 'SELECT count(*) AS n FROM host_rollups';
+
+test('frames need the host token: missing, unknown or replaced answers 401, logged without the token', async (t) => {
+  const memory = memoryLog();
+  const kit = await hostServer({ log: memory.log });
+  t.after(() => kit.server.dispose());
+  const old = await kit.addHost('web-1');
+
+  const missing = await kit.send(null, [sample(T0)]);
+  assert.equal(missing.status, 401);
+  assert.match(String(missing.headers['content-type']), /application\/problem\+json/);
+  const guessed = 'bth_not-a-token-of-any-host';
+  assert.equal((await kit.send(guessed, [sample(T0)])).status, 401);
+  assert.equal((await kit.send('mon_an-api-token', [sample(T0)])).status, 401);
+  assert.equal((await kit.send(old, [sample(T0)])).status, 200);
+
+  const renewed = await kit.addHost('web-1');
+  const refused = await kit.send(old, [sample(T0 + 15_000)]);
+  assert.equal(refused.status, 401, 'a replaced token stops at once');
+  assert.equal(refused.body.detail, 'the host token is not valid');
+  assert.equal((await kit.send(renewed, [sample(T0 + 15_000)])).status, 200);
+  assert.equal((await kit.poll(old)).status, 401, 'the poll takes the same token');
+
+  const rejected = memory.lines().filter((l) => l.security === 'host.rejected');
+  assert.equal(rejected.length, 4, 'every token that names no host is a security event (the poll too)');
+  assert.equal(rejected[0]?.route, '/agent/v1/frames');
+  for (const token of [old, renewed, guessed])
+    assert.ok(!memory.text().includes(token), 'no token in the log');
+});
+
+test('gzip and identity bodies are both taken; other encodings and types are refused', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  assert.deepEqual((await kit.send(token, [hello(T0), sample(T0)])).body, { stored: 2, skipped: 0 });
+  assert.deepEqual((await kit.send(token, [sample(T0 + 15_000)], { gzip: false })).body, {
+    stored: 1,
+    skipped: 0,
+  });
+  assert.equal(kit.count("SELECT cpu_n AS n FROM host_rollups WHERE res = 'm'"), 2, 'both samples stored');
+  const br = await kit.send(token, [sample(T0 + 30_000)], { headers: { 'content-encoding': 'br' } });
+  assert.equal(br.status, 415);
+  assert.match(br.body.detail, /gzip or identity/);
+  const text = await kit.send(token, [sample(T0 + 30_000)], { headers: { 'content-type': 'text/plain' } });
+  assert.equal(text.status, 415);
+  const broken = await kit.send(token, [], { body: Buffer.from('not gzip at all') });
+  assert.equal(broken.status, 400);
+  assert.equal(broken.body.detail, 'the body is not valid gzip');
+  const notJson = await kit.send(token, [], { gzip: false, body: Buffer.from('{"frames": [') });
+  assert.equal(notJson.status, 400);
+  assert.equal(notJson.body.detail, 'the body is not valid JSON');
+});
+
+test('a body over 4 MiB answers 413; one that inflates past the cap answers 413 without inflating it all', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const big = await kit.send(token, [], { gzip: false, body: Buffer.alloc(MAX_FRAMES_BYTES + 1, 0x20) });
+  assert.equal(big.status, 413);
+
+  // 256 MiB of JSON whitespace around one sample: about 256 KiB gzipped, a valid body without the cap.
+  const bomb = await gzipStream(function* () {
+    yield Buffer.from('{"frames": [');
+    const spaces = Buffer.alloc(1024 * 1024, 0x20);
+    for (let i = 0; i < 256; i++) yield spaces;
+    yield Buffer.from(`${JSON.stringify(sample(T0))}]}`);
+  });
+  assert.ok(bomb.length < MAX_FRAMES_BYTES);
+  const before = process.memoryUsage().arrayBuffers;
+  const inflated = await kit.send(token, [], { body: bomb });
+  assert.equal(inflated.status, 413);
+  assert.match(inflated.body.detail, /inflate to more than 32 MiB/);
+  assert.ok(process.memoryUsage().arrayBuffers - before < 128 * 1024 * 1024, 'never inflated whole');
+  assert.equal(kit.count(rollups), 0);
+});
+
+test('a frame of a known kind that does not parse refuses the batch, naming the field; nothing is stored', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const bad = await kit.send(token, [hello(T0), sample(T0), { ...sample(T0 + 15_000), cpu: 'busy' }]);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.detail, /^frames\[2\]\.cpu: /);
+  const noKind = await kit.send(token, [sample(T0), { ts: T0 }]);
+  assert.equal(noKind.status, 400);
+  assert.match(noKind.body.detail, /^frames\[1\]\.kind: /);
+  assert.equal(kit.count(rollups), 0);
+  assert.equal(
+    kit.count('SELECT count(*) AS n FROM hosts WHERE agent IS NOT NULL OR last_seen IS NOT NULL'),
+    0,
+  );
+  const metrics = await kit.server.deps.metrics.text();
+  assert.match(metrics, /mon_ingest_rejected_total\{reason="invalid"\} 2/);
+});
+
+test('a frame of an unknown kind is counted and skipped, never an error', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const res = await kit.send(token, [{ kind: 'gpu', ts: T0, load: 3 }, sample(T0)]);
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body, { stored: 1, skipped: 1 });
+  const metrics = await kit.server.deps.metrics.text();
+  assert.match(metrics, /mon_agent_unknown_frames_total 1/);
+  assert.match(metrics, /mon_ingest_accepted_total\{endpoint="agent"\} 1/);
+});
+
+test('200 comes only once the frames and what they caused are committed', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  assert.equal((await kit.send(token, [sample(T0)])).status, 200);
+  // A silent host: its next frame ends the silence, an event a subscriber handles in the same job.
+  await kit.server.deps.store.writer.run((db) =>
+    db.prepare('UPDATE hosts SET silent_since = ? WHERE name = ?').run(T0 + 60_000, 'web-1'),
+  );
+  let refuse = true;
+  kit.server.deps.events.subscribe((_db, events) => {
+    if (refuse && events.some((e) => e.type === 'host.alert'))
+      throw new Error('the incident could not be closed');
+  });
+  const failed = await kit.send(token, [sample(T0 + 90_000)]);
+  assert.equal(failed.status, 500, 'frames whose consequences could not be stored are not acknowledged');
+  assert.equal(
+    kit.count(`${rollups} WHERE res = 'm' AND bucket = ?`, T0 + 60_000),
+    0,
+    'nothing of it stored',
+  );
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE silent_since IS NOT NULL'), 1);
+  refuse = false;
+  assert.equal((await kit.send(token, [sample(T0 + 90_000)])).status, 200);
+  assert.equal(kit.count(`${rollups} WHERE res = 'm' AND bucket = ?`, T0 + 60_000), 1, 'there when answered');
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE silent_since IS NOT NULL'), 0);
+});
+
+test('frames while another process holds the database lock: 503 with Retry-After, then stored', async (t) => {
+  const kit = await hostServer({ store: { maxWaitMs: 300 } });
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const other = new DatabaseSync(join(kit.server.dataDir, 'mon.db'));
+  t.after(() => other.close());
+  other.exec('BEGIN IMMEDIATE');
+  const busy = await kit.send(token, [sample(T0)]);
+  assert.equal(busy.status, 503);
+  assert.ok(Number(busy.headers['retry-after']) >= 1);
+  other.exec('ROLLBACK');
+  assert.equal(kit.count(rollups), 0);
+  assert.equal((await kit.send(token, [sample(T0)])).status, 200);
+  assert.equal(kit.count(rollups), 4);
+});
+
+test('a host that floods gets 429 with Retry-After beyond its burst; other hosts do not', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const other = await kit.addHost('web-2');
+  const statuses: number[] = [];
+  for (let i = 0; i < 21; i++) statuses.push((await kit.send(token, [sample(T0 + i)])).status);
+  assert.deepEqual(statuses.slice(0, 20), new Array(20).fill(200), 'a burst after an outage is taken');
+  const limited = await kit.send(token, [sample(T0 + 100)]);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers['retry-after'], '5');
+  assert.equal((await kit.send(other, [sample(T0)])).status, 200);
+  await kit.clock.advance(5_000);
+  assert.equal((await kit.send(token, [sample(T0 + 5_000)])).status, 200);
+  assert.match(await kit.server.deps.metrics.text(), /mon_ingest_rejected_total\{reason="rate_limited"\} 2/);
+});
+
+test('over a real socket: a gzip body with the token is stored', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  await kit.server.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = kit.server.app.server.address() as AddressInfo;
+  const body = gzipSync(JSON.stringify({ frames: [hello(T0), sample(T0)] }));
+  const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/agent/v1/frames',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'content-length': String(body.length),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  assert.equal(answer.status, 200);
+  assert.deepEqual(JSON.parse(answer.text), { stored: 2, skipped: 0 });
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE agent IS NOT NULL'), 1);
+});
+
+/** Gzips what `chunks` yields, a chunk at a time (never the whole input in memory). */
+function gzipStream(chunks: () => Generator<Buffer>): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const gz = createGzip({ level: 1 });
+    const out: Buffer[] = [];
+    gz.on('data', (b: Buffer) => out.push(b));
+    gz.on('end', () => resolve(Buffer.concat(out)));
+    gz.on('error', reject);
+    const it = chunks();
+    const pump = () => {
+      for (let next = it.next(); !next.done; next = it.next()) {
+        if (!gz.write(next.value)) {
+          gz.once('drain', pump);
+          return;
+        }
+      }
+      gz.end();
+    };
+    pump();
+  });
+}

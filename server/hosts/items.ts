@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import type { ContainerSample, UnitSample } from '../../protocol/agent.ts';
+import { all, bool, int, mapper, nullable, oneOf, text } from '../store/rows.ts';
+import { statement } from '../store/statements.ts';
+import type { Membership } from './membership.ts';
+import { addItemSample } from './rollups.ts';
+
+/**
+ * Containers and systemd units of a sample → `host_items` (as last seen), their rollups, and what
+ * happened to them since the previous sample as `host_events` (likely-cause evidence): a container
+ * restarted or was killed for memory, a unit failed or was restarted by systemd. A container of the
+ * same name running a new image is handed back for the agent deploy (agent-deploys.ts).
+ */
+
+export type ItemKind = 'container' | 'unit';
+
+/** The id of a container or unit: stable across samples and restarts of the server. */
+export function itemId(host: string, kind: ItemKind, name: string): string {
+  return createHash('sha256').update(`${host}\0${kind}\0${name}`).digest('hex').slice(0, 16);
+}
+
+type StoredItem = {
+  kind: ItemKind;
+  name: string;
+  state: string;
+  restarts: number;
+  oomKilled: boolean;
+  image: string | null;
+  imageId: string | null;
+  startedAt: number | null;
+  goneAt: number | null;
+};
+
+const storedRow = mapper({
+  kind: oneOf<ItemKind>(['container', 'unit']),
+  name: text,
+  state: text,
+  restarts: int,
+  oomKilled: bool,
+  image: nullable(text),
+  imageId: nullable(text),
+  startedAt: nullable(int),
+  goneAt: nullable(int),
+});
+
+/** A container that runs another image than when last seen. */
+export type ImageChange = { container: ContainerSample; service: string | null; before: StoredItem };
+
+export type HostEvent = {
+  kind: 'restart' | 'oom' | 'unit_failed' | 'unit_restart';
+  subject: string;
+  service: string | null;
+  detail: string;
+};
+
+const upsertSql = `INSERT INTO host_items (host, kind, name, id, state, sub_state, health, restarts, exit_code,
+    oom_killed, image, image_id, started_at, labels, cpu, memory, first_seen, updated_at, gone_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+  ON CONFLICT(host, kind, name) DO UPDATE SET state = excluded.state, sub_state = excluded.sub_state,
+    health = excluded.health, restarts = excluded.restarts, exit_code = excluded.exit_code,
+    oom_killed = excluded.oom_killed, image = excluded.image, image_id = excluded.image_id,
+    started_at = excluded.started_at, labels = excluded.labels, cpu = excluded.cpu, memory = excluded.memory,
+    updated_at = excluded.updated_at, gone_at = NULL`;
+
+/**
+ * Stores one sample's containers and units (each list null when the host has no runtime or no
+ * systemd: then nothing of that kind is touched) and returns the events and image changes it shows.
+ */
+export function applyItems(
+  db: DatabaseSync,
+  host: string,
+  ts: number,
+  containers: ContainerSample[] | null,
+  units: UnitSample[] | null,
+  membership: Membership,
+): { events: HostEvent[]; imageChanges: ImageChange[] } {
+  const events: HostEvent[] = [];
+  const imageChanges: ImageChange[] = [];
+  if (containers === null && units === null) return { events, imageChanges };
+  const stored = new Map<string, StoredItem>();
+  for (const row of all(
+    db,
+    'SELECT kind, name, state, restarts, oom_killed, image, image_id, started_at, gone_at FROM host_items WHERE host = ?',
+    storedRow,
+    host,
+  )) {
+    stored.set(`${row.kind}\0${row.name}`, row);
+  }
+  const upsert = statement(db, upsertSql);
+  const seen = new Set<string>();
+
+  for (const c of containers ?? []) {
+    const key = `container\0${c.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const before = stored.get(key);
+    const service = membership.serviceOf(host, 'container', c.name, c.labels);
+    if (before) {
+      for (const e of containerEvents(before, c)) events.push({ ...e, subject: c.name, service });
+      if (before.imageId !== null && before.imageId !== c.imageId)
+        imageChanges.push({ container: c, service, before });
+    }
+    upsert.run(
+      host,
+      'container',
+      c.name,
+      itemId(host, 'container', c.name),
+      c.state,
+      null,
+      c.health,
+      c.restarts,
+      c.exitCode,
+      c.oomKilled ? 1 : 0,
+      c.image,
+      c.imageId,
+      c.startedAt,
+      JSON.stringify(c.labels),
+      c.cpu,
+      c.memory,
+      ts,
+      ts,
+    );
+    addItemSample(db, host, 'container', c.name, ts, c.cpu, c.memory);
+  }
+
+  for (const u of units ?? []) {
+    const key = `unit\0${u.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const before = stored.get(key);
+    if (before) {
+      const service = membership.serviceOf(host, 'unit', u.name, {});
+      for (const e of unitEvents(before, u)) events.push({ ...e, subject: u.name, service });
+    }
+    upsert.run(
+      host,
+      'unit',
+      u.name,
+      itemId(host, 'unit', u.name),
+      u.state,
+      u.subState,
+      null,
+      u.restarts,
+      null,
+      0,
+      null,
+      null,
+      null,
+      null,
+      u.cpu,
+      u.memory,
+      ts,
+      ts,
+    );
+    addItemSample(db, host, 'unit', u.name, ts, u.cpu, u.memory);
+  }
+
+  // Gone: not in a list the sample gave. A null list says nothing about its kind.
+  const gone = statement(
+    db,
+    'UPDATE host_items SET gone_at = ? WHERE host = ? AND kind = ? AND name = ? AND gone_at IS NULL',
+  );
+  for (const item of stored.values()) {
+    const listed = item.kind === 'container' ? containers : units;
+    if (listed === null || item.goneAt !== null || seen.has(`${item.kind}\0${item.name}`)) continue;
+    gone.run(ts, host, item.kind, item.name);
+  }
+  return { events, imageChanges };
+}
+
+type Found = Omit<HostEvent, 'subject' | 'service'>;
+
+function containerEvents(before: StoredItem, c: ContainerSample): Found[] {
+  const found: Found[] = [];
+  const sameImage = before.imageId === c.imageId;
+  // Started again while it was running (a `docker restart`, a crash the restart policy caught), or a
+  // restart the engine counted.
+  const startedAgain =
+    sameImage &&
+    before.state === 'running' &&
+    before.startedAt !== null &&
+    c.startedAt !== null &&
+    c.startedAt !== before.startedAt;
+  if (c.restarts > before.restarts || startedAgain) {
+    const count = c.restarts > before.restarts ? ` (restart count ${c.restarts})` : '';
+    found.push({ kind: 'restart', detail: `container restarted${count}` });
+  }
+  if (c.oomKilled && !before.oomKilled) {
+    found.push({ kind: 'oom', detail: 'container killed: out of memory' });
+  }
+  return found;
+}
+
+function unitEvents(before: StoredItem, u: UnitSample): Found[] {
+  const found: Found[] = [];
+  if (u.state === 'failed' && before.state !== 'failed') {
+    found.push({ kind: 'unit_failed', detail: `unit failed (${u.subState})` });
+  }
+  if (u.restarts > before.restarts) {
+    found.push({ kind: 'unit_restart', detail: `unit restarted by systemd (${u.restarts} restarts)` });
+  }
+  return found;
+}
+
+/** Writes host events (likely-cause evidence) of one sample. */
+export function insertHostEvents(db: DatabaseSync, host: string, ts: number, events: HostEvent[]): void {
+  if (events.length === 0) return;
+  const insert = statement(
+    db,
+    'INSERT INTO host_events (host, ts, kind, subject, service, detail) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  for (const e of events) insert.run(host, ts, e.kind, e.subject, e.service, e.detail);
+}

@@ -1,0 +1,146 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { POLL_WAIT_MS, type PollAnswer } from '../../protocol/agent.ts';
+import type { CheckEngine } from '../checks/engine.ts';
+import type { TimerHandle } from '../clock.ts';
+import type { Deps } from '../deps.ts';
+import { agentHost, hostLimiter } from './agent-auth.ts';
+import type { AgentInfo, Assignments } from './assignment.ts';
+import { fieldProblem } from './decode.ts';
+
+const pollQuerySchema = z.object({
+  assignment: z.string().max(128).default(''),
+  version: z.string().max(64).default(''),
+  protocol: z.coerce.number().int().positive().optional(),
+  capabilities: z.string().max(1024).default(''),
+});
+
+/** Polls of one host: a burst (an agent restarting, assignments changing), then one every 2 s. */
+const POLL_BURST = 10;
+const POLLS_PER_SECOND = 0.5;
+
+type Waiter = {
+  host: string;
+  agent: AgentInfo;
+  tag: string;
+  deadline: number;
+  answer: (a: PollAnswer) => void;
+};
+
+export type Polls = {
+  /** Answers every waiting poll now, and later polls at once (the server is stopping). */
+  close(): void;
+};
+
+/**
+ * `GET /agent/v1/poll`: the checks the host's agent runs, its settings and the protocol version. A
+ * poll whose `assignment` is the current one waits until it changes (a check added, changed, moved or
+ * removed, mon.toml reloaded) or `POLL_WAIT_MS` passes. One waiting poll per host (a second answers
+ * the first); one clock timer for all of them, since every poll waits the same time and the first
+ * to wait is the first due.
+ */
+export function registerPoll(
+  app: FastifyInstance,
+  deps: Deps,
+  engine: CheckEngine,
+  assignments: Assignments,
+): Polls {
+  const { clock } = deps;
+  const limit = hostLimiter(clock, POLL_BURST, POLLS_PER_SECOND);
+  const waiting = new Map<string, Waiter>();
+  let timer: TimerHandle | null = null;
+  let closed = false;
+
+  /** The answer as of now; a check the agent is too old for is marked unknown, once, with the reason. */
+  function current(host: string, agent: AgentInfo): PollAnswer {
+    const { answer, gated } = assignments.answerFor(host, agent);
+    for (const { id, reason } of gated) {
+      const entry = engine.get(id);
+      if (entry && !(entry.rec.state.status === 'unknown' && entry.rec.lastDetail === reason)) {
+        engine.markUnknown(id, clock.now(), reason);
+      }
+    }
+    return answer;
+  }
+
+  function release(w: Waiter): void {
+    if (waiting.get(w.host) === w) waiting.delete(w.host);
+    w.answer(current(w.host, w.agent));
+  }
+
+  function arm(): void {
+    if (timer) clock.clearTimeout(timer);
+    timer = null;
+    const first = waiting.values().next();
+    if (first.done) return;
+    timer = clock.setTimeout(
+      () => {
+        timer = null;
+        const now = clock.now();
+        for (const w of [...waiting.values()]) {
+          if (w.deadline > now) break;
+          release(w);
+        }
+        arm();
+      },
+      Math.max(0, first.value.deadline - clock.now()),
+    );
+  }
+
+  function wake(hosts: ReadonlySet<string> | null): void {
+    for (const w of [...waiting.values()]) {
+      if (hosts !== null && !hosts.has(w.host)) continue;
+      const answer = current(w.host, w.agent);
+      if (answer.assignment === w.tag) continue;
+      waiting.delete(w.host);
+      w.answer(answer);
+    }
+    if (waiting.size === 0) arm();
+  }
+
+  assignments.onChange((hosts) => wake(hosts));
+  // A reload may change what checks may read from the environment (`[checks] api_env`).
+  deps.config.onChange(() => wake(null));
+
+  app.get('/agent/v1/poll', async (request, reply) => {
+    const host = agentHost(deps, request);
+    limit(host, 'polls');
+    const parsed = pollQuerySchema.safeParse(request.query);
+    if (!parsed.success) throw fieldProblem(parsed.error, []);
+    const query = parsed.data;
+    const agent: AgentInfo = {
+      version: query.version,
+      capabilities: new Set(query.capabilities.split(',').map((c) => c.trim())),
+    };
+    const answer = current(host, agent);
+    if (closed || answer.assignment !== query.assignment) return answer;
+    return new Promise<PollAnswer>((resolve) => {
+      const before = waiting.get(host);
+      if (before) release(before);
+      const w: Waiter = {
+        host,
+        agent,
+        tag: answer.assignment,
+        deadline: clock.now() + POLL_WAIT_MS,
+        answer: resolve,
+      };
+      waiting.set(host, w);
+      // An agent that hangs up stops waiting (its answer goes nowhere).
+      reply.raw.once('close', () => {
+        if (waiting.get(host) === w) release(w);
+      });
+      if (timer === null) arm();
+    });
+  });
+
+  const polls: Polls = {
+    close() {
+      closed = true;
+      for (const w of [...waiting.values()]) release(w);
+      arm();
+    },
+  };
+  // Waiting polls would hold the server's close for up to POLL_WAIT_MS: they are answered first.
+  app.addHook('preClose', async () => polls.close());
+  return polls;
+}

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
+import { FakeClock } from '../clock.ts';
+import type { HostAlert } from '../events.ts';
+import { hostServer, sample, T0 } from './testkit.ts';
+
+const http = (name: string, from: string) => ({
+  name,
+  service: 'shop',
+  kind: 'http',
+  target: `https://${name}.example.com/`,
+  from,
+});
+const run = (id: string, ts: number) => ({
+  kind: 'run',
+  ts,
+  id,
+  status: 'up',
+  latencyMs: 12,
+  detail: '200 OK',
+});
+const connected = async (kit: Awaited<ReturnType<typeof hostServer>>) =>
+  Number(/^mon_agents_connected (\d+)$/m.exec(await kit.server.deps.metrics.text())?.[1]);
+
+test('an agent without a frame for 60 s goes silent: its checks turn unknown and its alert fails; a frame ends it', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const alerts: HostAlert[] = [];
+  kit.server.deps.events.subscribe((_db, events) => {
+    for (const e of events) if (e.type === 'host.alert') alerts.push(e);
+  });
+  const one = await kit.addHost('web-1');
+  const two = await kit.addHost('web-2');
+  await kit.addHost('never-seen');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  const other = (await kit.inject('POST', '/api/v1/checks', http('other', 'web-2'))).body.id as string;
+  assert.deepEqual((await kit.send(one, [sample(T0), run(home, T0)])).body, { stored: 2, skipped: 0 });
+  await kit.send(two, [sample(T0), run(other, T0)]);
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'up');
+  assert.equal(await connected(kit), 2);
+
+  // web-2 keeps sending every 15 s; web-1 stops.
+  for (let i = 1; i <= 3; i++) {
+    await kit.clock.advance(15_000);
+    await kit.send(two, [sample(T0 + i * 15_000)]);
+  }
+  await kit.clock.advance(AGENT_SILENT_AFTER_MS - 45_001);
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE silent_since IS NOT NULL'), 0);
+  await kit.clock.advance(1);
+  await kit.engine.flush();
+  const silentAt = T0 + AGENT_SILENT_AFTER_MS;
+  assert.deepEqual(
+    kit.db
+      .prepare('SELECT name, silent_since FROM hosts WHERE silent_since IS NOT NULL')
+      .all()
+      .map((r) => ({ ...r })),
+    [{ name: 'web-1', silent_since: silentAt }],
+    'only the host that stopped; a host never seen is never silent',
+  );
+  assert.deepEqual(
+    kit.db
+      .prepare('SELECT host, ts, kind, subject, detail FROM host_events')
+      .all()
+      .map((r) => ({ ...r })),
+    [{ host: 'web-1', ts: silentAt, kind: 'silent', subject: 'agent', detail: 'no frame for 60 s' }],
+  );
+  assert.deepEqual(alerts, [
+    {
+      type: 'host.alert',
+      host: 'web-1',
+      key: 'agent:web-1',
+      metric: 'agent',
+      name: 'web-1 agent',
+      service: null,
+      state: 'failing',
+      ts: silentAt,
+      detail: 'no frame for 60 s',
+    },
+  ]);
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'unknown');
+  assert.equal(kit.engine.get(home)!.rec.lastDetail, 'the agent on web-1 is silent');
+  assert.equal(kit.engine.get(other)!.rec.state.status, 'up');
+  assert.equal(await connected(kit), 1);
+
+  // The next frame ends the silence; the check is known again at its next run.
+  await kit.clock.advance(5 * 60_000);
+  const back = T0 + AGENT_SILENT_AFTER_MS + 5 * 60_000;
+  await kit.send(one, [sample(back), run(home, back)]);
+  assert.deepEqual(
+    kit.db
+      .prepare('SELECT name FROM hosts WHERE silent_since IS NOT NULL')
+      .all()
+      .map((r) => r.name),
+    ['web-2'],
+    'web-1 is back; web-2 went silent meanwhile',
+  );
+  assert.deepEqual(
+    alerts.slice(1).map((a) => [a.key, a.state, a.ts, a.detail]),
+    [
+      ['agent:web-2', 'failing', T0 + 45_000 + AGENT_SILENT_AFTER_MS, 'no frame for 60 s'],
+      ['agent:web-1', 'recovered', back, 'a frame arrived after 6 min without one'],
+    ],
+  );
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'up');
+  assert.equal(await connected(kit), 1);
+});
+
+test('after a restart silence counts from the start, not from the last frame: no host goes silent at once', async (t) => {
+  const first = await hostServer();
+  const one = await first.addHost('web-1');
+  const two = await first.addHost('web-2');
+  await first.send(one, [sample(T0)]);
+  await first.send(two, [sample(T0)]);
+  await first.server.close();
+
+  // The server was down an hour.
+  const clock = new FakeClock(T0 + 3_600_000);
+  const kit = await hostServer({ dataDir: first.server.dataDir, clock });
+  t.after(() => kit.server.dispose());
+  const silent = () =>
+    kit.db
+      .prepare('SELECT name FROM hosts WHERE silent_since IS NOT NULL')
+      .all()
+      .map((r) => r.name);
+  assert.equal(await connected(kit), 0, 'no frame within the timeout yet');
+  await clock.advance(30_000);
+  await kit.send(one, [sample(T0 + 3_630_000)]);
+  assert.equal(await connected(kit), 1);
+  await clock.advance(AGENT_SILENT_AFTER_MS - 30_001);
+  assert.deepEqual(silent(), [], 'a minute of grace after the start');
+  await clock.advance(1);
+  assert.deepEqual(silent(), ['web-2']);
+  assert.equal(
+    (kit.db.prepare("SELECT detail FROM host_events WHERE kind = 'silent'").get() as { detail: string })
+      .detail,
+    'no frame for 61 min',
+  );
+  assert.equal(await connected(kit), 1);
+});

@@ -1,0 +1,168 @@
+import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
+import type { CheckEngine } from '../checks/engine.ts';
+import type { TimerHandle } from '../clock.ts';
+import type { Deps } from '../deps.ts';
+import type { HostAlert } from '../events.ts';
+import { all, int, mapper, nullable, one, text } from '../store/rows.ts';
+import { statement } from '../store/statements.ts';
+
+/** A failed silence job (storage busy) is tried again this much later. */
+const RETRY_MS = 5_000;
+
+/** The `agent:<host>` alert: the host's agent went silent, or a frame ended its silence. */
+export function agentAlert(host: string, state: HostAlert['state'], ts: number, detail: string): HostAlert {
+  return {
+    type: 'host.alert',
+    host,
+    key: `agent:${host}`,
+    metric: 'agent',
+    name: `${host} agent`,
+    service: null,
+    state,
+    ts,
+    detail,
+  };
+}
+
+/** "60 s", "5 min", "3 h", "2 days": how long a host was without a frame. */
+export function spanText(ms: number): string {
+  if (ms < 120_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 48 * 3_600_000) return `${Math.round(ms / 3_600_000)} h`;
+  return `${Math.round(ms / 86_400_000)} days`;
+}
+
+const watchedRow = mapper({ name: text, lastSeen: int });
+const hostRow = mapper({ lastSeen: nullable(int), silentSince: nullable(int) });
+
+export type SilenceWatch = {
+  start(): void;
+  stop(): void;
+  /** A frame of `host` arrived at `at` and is committed. */
+  seen(host: string, at: number): void;
+};
+
+/**
+ * Agent silence (SPEC Check behavior 6): a host whose last frame is older than
+ * `AGENT_SILENT_AFTER_MS` goes silent in one writer job (`silent_since`, a `silent` host event, the
+ * `agent:<host>` alert failing), and its checks turn unknown. One clock timer, for the host whose
+ * frame is oldest: hosts are kept in the order of their last frame, so the first is always next.
+ * After a start the count begins at the later of the last frame and the start, so a server that was
+ * down does not find every host silent at once. `mon_agents_connected` counts hosts with a frame
+ * within the timeout.
+ */
+export function createSilenceWatch(options: {
+  deps: Deps;
+  engine: CheckEngine;
+  /** The checks that run on a host's agent (assigned and command checks). */
+  checksOf: (host: string) => string[];
+}): SilenceWatch {
+  const { deps, engine, checksOf } = options;
+  const { clock } = deps;
+  /** Hosts not silent, by their last frame, oldest first. */
+  const lastFrame = new Map<string, number>();
+  let startedAt = 0;
+  let timer: TimerHandle | null = null;
+  let running = false;
+
+  const deadline = (last: number) => Math.max(last, startedAt) + AGENT_SILENT_AFTER_MS;
+
+  function arm(): void {
+    if (timer) clock.clearTimeout(timer);
+    timer = null;
+    const first = lastFrame.values().next();
+    if (!running || first.done) return;
+    timer = clock.setTimeout(sweep, Math.max(0, deadline(first.value) - clock.now()));
+  }
+
+  function count(now: number): void {
+    // Only hosts still in their grace after a start can be older than the timeout here: a prefix.
+    let stale = 0;
+    for (const last of lastFrame.values()) {
+      if (last >= now - AGENT_SILENT_AFTER_MS) break;
+      stale++;
+    }
+    deps.metrics.agentsConnected.set(lastFrame.size - stale);
+  }
+
+  function sweep(): void {
+    timer = null;
+    const now = clock.now();
+    const due: string[] = [];
+    for (const [host, last] of lastFrame) {
+      if (deadline(last) > now) break;
+      due.push(host);
+    }
+    for (const host of due) lastFrame.delete(host);
+    count(now);
+    if (due.length > 0) silence(due, now);
+    arm();
+  }
+
+  function silence(hosts: string[], now: number): void {
+    deps.store.writer
+      .run((db, tx) => {
+        const events: HostAlert[] = [];
+        const silenced: string[] = [];
+        for (const host of hosts) {
+          const row = one(db, 'SELECT last_seen, silent_since FROM hosts WHERE name = ?', hostRow, host);
+          // A frame committed since the sweep, or a silence already stored: nothing to do.
+          if (!row || row.lastSeen === null || row.silentSince !== null || deadline(row.lastSeen) > now)
+            continue;
+          const detail = `no frame for ${spanText(now - row.lastSeen)}`;
+          statement(db, 'UPDATE hosts SET silent_since = ? WHERE name = ?').run(now, host);
+          statement(
+            db,
+            `INSERT INTO host_events (host, ts, kind, subject, service, detail) VALUES (?, ?, 'silent', 'agent', NULL, ?)`,
+          ).run(host, now, detail);
+          events.push(agentAlert(host, 'failing', now, detail));
+          silenced.push(host);
+        }
+        deps.events.dispatch(tx, events, now);
+        tx.afterCommit(() => {
+          for (const host of silenced) {
+            for (const id of checksOf(host)) engine.markUnknown(id, now, `the agent on ${host} is silent`);
+          }
+        });
+      })
+      .catch((error: unknown) => {
+        deps.log.warn('agent silence not stored; trying again', {
+          hosts: hosts.length,
+          error: String(error),
+        });
+        const retry = clock.setTimeout(() => {
+          if (running) silence(hosts, clock.now());
+        }, RETRY_MS);
+        retries.add(retry);
+      });
+  }
+  const retries = new Set<TimerHandle>();
+
+  return {
+    start() {
+      startedAt = clock.now();
+      running = true;
+      for (const h of all(
+        deps.store.read,
+        'SELECT name, last_seen FROM hosts WHERE last_seen IS NOT NULL AND silent_since IS NULL ORDER BY last_seen',
+        watchedRow,
+      )) {
+        lastFrame.set(h.name, h.lastSeen);
+      }
+      count(startedAt);
+      arm();
+    },
+    stop() {
+      running = false;
+      arm();
+      for (const t of retries) clock.clearTimeout(t);
+      retries.clear();
+    },
+    seen(host, at) {
+      lastFrame.delete(host);
+      lastFrame.set(host, at);
+      count(clock.now());
+      if (timer === null) arm();
+    },
+  };
+}

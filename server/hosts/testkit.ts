@@ -1,0 +1,165 @@
+import { gzipSync } from 'node:zlib';
+import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/agent.ts';
+import type { Principal } from '../auth/access.ts';
+import type { Any } from '../checks/testkit.ts';
+import { FakeClock } from '../clock.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { Log } from '../log.ts';
+import type { ServerOptions } from '../start.ts';
+import { createTestServer } from '../testing.ts';
+import { newHostToken, putHostToken } from './store.ts';
+
+export const T0 = Date.UTC(2026, 0, 1);
+
+/**
+ * A server on a fake clock whose API calls are an admin's token, that runs no check itself (checks
+ * with `from` run on agents), with helpers to add hosts and to speak as their agents.
+ */
+export async function hostServer(
+  options: {
+    config?: ConfigService;
+    log?: Log;
+    env?: Record<string, string>;
+    store?: ServerOptions['store'];
+    dataDir?: string;
+    clock?: FakeClock;
+  } = {},
+) {
+  const clock = options.clock ?? new FakeClock(T0);
+  const admin: Principal = { kind: 'token', tokenId: 't1', scope: 'write', label: 'test' };
+  const server = await createTestServer({
+    clock,
+    authenticate: async () => admin,
+    checks: { runners: {} },
+    ...options,
+  });
+  const engine = server.checks.engine;
+  const db = server.deps.store.read;
+  const kit = { server, clock, engine };
+
+  /** A JSON API call with the admin token. */
+  const inject = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
+    const res = await server.app.inject({
+      method,
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    return { status: res.statusCode, body: (res.body ? res.json() : null) as Any };
+  };
+
+  /** Adds a host (or gives it a new token) and returns its token. */
+  const addHost = async (name: string): Promise<string> => {
+    const { token, hash } = newHostToken();
+    await server.deps.store.writer.run((d) => putHostToken(d, name, hash, kit.clock.now()));
+    return token;
+  };
+
+  /** Sends frames as an agent does: JSON, gzip unless told otherwise. */
+  const send = async (
+    token: string | null,
+    frames: unknown[],
+    options: { gzip?: boolean; body?: Buffer; headers?: Record<string, string> } = {},
+  ) => {
+    const json = Buffer.from(JSON.stringify({ frames }));
+    const gzip = options.gzip ?? true;
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/agent/v1/frames',
+      headers: {
+        'content-type': 'application/json',
+        ...(gzip && { 'content-encoding': 'gzip' }),
+        ...(token !== null && { authorization: `Bearer ${token}` }),
+        ...options.headers,
+      },
+      payload: options.body ?? (gzip ? gzipSync(json) : json),
+    });
+    return { status: res.statusCode, body: res.json() as Any, headers: res.headers };
+  };
+
+  /** `GET /agent/v1/poll` as an agent with both capabilities unless told otherwise. */
+  const poll = async (
+    token: string,
+    query: { assignment?: string; version?: string; capabilities?: string } = {},
+  ) => {
+    const params = new URLSearchParams({
+      assignment: query.assignment ?? '',
+      version: query.version ?? '0.1.0',
+      protocol: '1',
+      capabilities: query.capabilities ?? 'ping,headers',
+    });
+    const res = await server.app.inject({
+      method: 'GET',
+      url: `/agent/v1/poll?${params}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return { status: res.statusCode, body: res.json() as Any, headers: res.headers };
+  };
+
+  const count = (sql: string, ...params: (string | number)[]) =>
+    (db.prepare(sql).get(...params) as { n: number }).n;
+
+  return { ...kit, db, inject, addHost, send, poll, count };
+}
+
+export const GiB = 1024 ** 3;
+
+/** A host sample as the agent sends it. */
+export const sample = (ts: number, over: Partial<SampleFrame> = {}): SampleFrame => ({
+  kind: 'sample',
+  ts,
+  cpu: 40,
+  memory: { used: 3 * GiB, total: 4 * GiB },
+  swap: null,
+  disks: [{ mount: '/', device: '/dev/sda1', fstype: 'ext4', used: 50, size: 100 }],
+  diskIo: { readBps: 1000, writeBps: 2000 },
+  net: { rxBps: 300, txBps: 400 },
+  load: [1, 0.5, 0.25],
+  temperatures: [{ sensor: 'coretemp Core 0', celsius: 51 }],
+  containers: null,
+  units: null,
+  ...over,
+});
+
+export const IMAGE_A = `sha256:${'a'.repeat(64)}`;
+export const IMAGE_B = `sha256:${'b'.repeat(64)}`;
+
+export const container = (over: Partial<ContainerSample> = {}): ContainerSample => ({
+  id: 'f'.repeat(64),
+  name: 'api',
+  image: 'shop/api:1.0',
+  imageId: IMAGE_A,
+  state: 'running',
+  health: 'healthy',
+  restarts: 0,
+  exitCode: 0,
+  oomKilled: false,
+  startedAt: Date.UTC(2026, 0, 1),
+  finishedAt: null,
+  cpu: 12.5,
+  memory: 200 * 1024 * 1024,
+  labels: {},
+  ...over,
+});
+
+export const unit = (over: Partial<UnitSample> = {}): UnitSample => ({
+  name: 'nginx.service',
+  state: 'active',
+  subState: 'running',
+  restarts: 0,
+  cpu: 1.5,
+  memory: 30 * 1024 * 1024,
+  ...over,
+});
+
+export const hello = (ts: number) => ({
+  kind: 'hello',
+  ts,
+  agentVersion: '0.1.0',
+  protocol: 1,
+  capabilities: ['ping', 'headers'],
+  hostname: 'web-1.example.com',
+  os: 'Debian GNU/Linux 12',
+  kernel: '6.1.0-18-amd64',
+  arch: 'x64',
+  cores: 4,
+});

@@ -2,12 +2,13 @@
  * Incident reads (SPEC `GET /api/v1/incidents`, `/incidents/{id}`, docs/incidents.md): shared by the
  * server's builders, the panel and the tests.
  */
+import type { IncidentHost } from './hosts.ts';
 import type { Delivery } from './notify.ts';
 import type { CheckStatus, Series } from './reads.ts';
 
 export type IncidentState = 'open' | 'resolved';
 
-/** What a likely cause is. Hosts, containers, units and agents arrive with the host agent. */
+/** What a likely cause is; `host` is a threshold crossed, `agent` an agent gone silent. */
 export type CauseKind =
   | 'deploy'
   | 'change'
@@ -37,8 +38,8 @@ export type Cause = {
   factors: CauseFactor[];
   evidence: Evidence[];
   counter: string[];
-  /** What it points at: a deploy or change id, a service, a check. */
-  ref: { deploy?: number; change?: number; service?: string; check?: string };
+  /** What it points at: a deploy or change id, a service, a check, a host. */
+  ref: { deploy?: number; change?: number; service?: string; check?: string; host?: string };
 };
 
 /** Something failing in an incident; `impact` = joined because it depends on the incident's services. */
@@ -105,12 +106,17 @@ export type IncidentsList = { incidents: IncidentSummary[] };
 /** The response times of one of its checks around the incident. */
 export type IncidentChecks = { check: string; name: string; service: string; series: Series }[];
 
-/** `GET /api/v1/incidents/{id}`. */
-export type IncidentRead = IncidentSummary & {
+/**
+ * `GET /api/v1/incidents/{id}`: the summary, with its hosts (at most 5, in the summary's order) shown
+ * around the start instead of named.
+ */
+export type IncidentRead = Omit<IncidentSummary, 'hosts'> & {
   alerts: IncidentAlert[];
   causes: Cause[];
   timeline: TimelineRow[];
   responseTimes: IncidentChecks;
   /** Its notifications, one per change and channel, oldest first. */
   deliveries: Delivery[];
+  /** CPU, memory, the largest containers and units, and the agent's log lines around the start. */
+  hosts: IncidentHost[];
 };

@@ -53,6 +53,11 @@ export type HostAlert = {
   ts: number;
   /** "CPU above 90% for 5 minutes (97%)", "restarted 4 times in 10 minutes", "no frame for 60 s". */
   detail: string;
+  /**
+   * What fails in a few words, for the incident's title and timeline ("CPU above 90%", "restarting in
+   * a loop"); only when failing. Without it: "agent silent" for `agent`, else the detail.
+   */
+  summary?: string;
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { SampleFrame } from '../../protocol/agent.ts';
+import type { DiskSample, SampleFrame } from '../../protocol/agent.ts';
 import type { HostSeries, ItemSeries } from '../../protocol/hosts.ts';
 import { chooseStep, resolutions, round } from '../checks/rollups.ts';
 import { all, int, mapper, nullable, real } from '../store/rows.ts';
@@ -38,17 +38,27 @@ const percentOf = (used: number, total: number) => (total > 0 ? round((used / to
 export const isIgnoredMount = (mount: string, ignoreMounts: readonly string[]) =>
   ignoreMounts.includes(mount);
 
+/** The fullest filesystem not ignored (percent used), the one the disk chart and alert follow; null without one. */
+export function fullestDisk(
+  disks: readonly DiskSample[],
+  ignoreMounts: readonly string[],
+): { mount: string; percent: number } | null {
+  let fullest: { mount: string; percent: number } | null = null;
+  for (const d of disks) {
+    if (isIgnoredMount(d.mount, ignoreMounts)) continue;
+    const percent = percentOf(d.used, d.size);
+    if (percent !== null && (fullest === null || percent > fullest.percent))
+      fullest = { mount: d.mount, percent };
+  }
+  return fullest;
+}
+
 /**
  * A sample's metrics: memory, swap and disk as percent (disk: the fullest filesystem not ignored),
  * temperature the hottest sensor, rates in bytes per second.
  */
 export function hostMetricsOf(sample: SampleFrame, ignoreMounts: readonly string[]): HostMetrics {
-  let disk: number | null = null;
-  for (const d of sample.disks) {
-    if (isIgnoredMount(d.mount, ignoreMounts)) continue;
-    const p = percentOf(d.used, d.size);
-    if (p !== null && (disk === null || p > disk)) disk = p;
-  }
+  const disk = fullestDisk(sample.disks, ignoreMounts)?.percent ?? null;
   let temperature: number | null = null;
   for (const t of sample.temperatures)
     if (temperature === null || t.celsius > temperature) temperature = t.celsius;

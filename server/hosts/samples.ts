@@ -7,7 +7,7 @@ import { int, mapper, nullable, one } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
 import { recordImageChange } from './agent-deploys.ts';
-import { applyHostAlerts } from './alerting.ts';
+import { alertsInForce, applyHostAlerts } from './alerting.ts';
 import { defaultHostAlerts } from './config.ts';
 import { applyItems, insertHostEvents } from './items.ts';
 import type { Membership } from './membership.ts';
@@ -31,10 +31,6 @@ export type JobContext = {
 };
 
 /** Thresholds in force: the host's `[[host]]` table, else those set through the API, else the defaults. */
-export function alertsInForce(db: DatabaseSync, config: LiveConfig, host: string): HostAlerts {
-  return config.hosts.find((h) => h.name === host)?.alerts ?? getHost(db, host)?.alerts ?? defaultHostAlerts;
-}
-
 const latestRow = mapper({ ts: nullable(int) });
 
 /**
@@ -60,7 +56,7 @@ export function applySamples(
   )?.ts;
   let latest: SampleFrame | null = null;
   let skipped = 0;
-  const alerts = alertsInForce(db, ctx.config, host);
+  const { alerts } = alertsInForce(db, ctx.config, host);
   for (const sample of [...samples].sort((a, b) => a.ts - b.ts)) {
     if (
       (newest !== null && newest !== undefined && sample.ts <= newest) ||
@@ -83,6 +79,7 @@ export function applySamples(
         ts: sample.ts,
         metrics,
         containers: sample.containers,
+        disks: sample.disks,
         alerts,
         membership,
       }),

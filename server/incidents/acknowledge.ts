@@ -1,7 +1,8 @@
 import type { Principal } from '../auth/access.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
-import { type IncidentContext, type IncidentJob, record, row } from './lifecycle.ts';
+import type { IncidentContext } from './lifecycle.ts';
+import { type IncidentJob, record, row } from './record.ts';
 import { getIncident, setAcknowledged } from './store.ts';
 
 /** Who acknowledged: an account's email, or an API token's label. */

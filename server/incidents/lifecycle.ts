@@ -1,35 +1,27 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { liveKeys } from '../../protocol/live.ts';
 import { newId } from '../checks/manage.ts';
-import type { DomainEvents, EventSubscriber, IncidentChange } from '../events.ts';
-import type { Tx } from '../store/writer.ts';
+import type { DomainEvents, EventSubscriber } from '../events.ts';
 import { inMaintenanceAt } from '../windows/active.ts';
-import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
-import { openerScope, scopeOf } from './scope.ts';
+import { hostAlertChanged } from './host-alerts.ts';
+import { closeAlert, failAgain, type IncidentJob, record, row } from './record.ts';
+import { openerScope } from './scope.ts';
 import {
   type AlertRecord,
-  alertsOf,
-  failingAlerts,
-  getIncident,
-  type IncidentEvent,
   type IncidentRecord,
   insertAlert,
-  insertEvent,
   insertIncident,
   openAlert,
   openIncidentOf,
   openIncidentsOpenedBy,
-  setRecovered,
-  setResolved,
-  setTopCause,
 } from './store.ts';
 
 /**
  * The incident lifecycle (docs/incidents.md), a transactional subscriber of domain events: a check going
  * down opens an incident or joins one, a recovery (or the check's removal) closes its alert, and the
- * incident resolves when none is left failing. Each change is a timeline row and an `incident.change`
- * event dispatched in the same transaction, and names its live keys for after the commit.
+ * incident resolves when none is left failing; host alerts do the same (host-alerts.ts). Each change is
+ * a timeline row and an `incident.change` event dispatched in the same transaction, and names its live
+ * keys for after the commit (record.ts).
  */
 
 export type IncidentContext = {
@@ -37,9 +29,6 @@ export type IncidentContext = {
   /** The service graph of the configuration loaded now. */
   graph(): ServiceGraph;
 };
-
-/** What one writer job changes: the changes are dispatched once its events are handled. */
-export type IncidentJob = { db: DatabaseSync; tx: Tx; graph: ServiceGraph; changes: IncidentChange[] };
 
 export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
   return (db, events, now, tx) => {
@@ -54,6 +43,9 @@ export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
           break;
         case 'check.removed':
           alertRecovered(job, e, 'removed', null);
+          break;
+        case 'host.alert':
+          hostAlertChanged(job, e);
           break;
         case 'incident.change':
           break;
@@ -78,19 +70,11 @@ function alertFailed(job: IncidentJob, e: Failed): void {
   const held = openAlert(db, key);
   if (held) {
     if (held.recoveredAt === null) return;
-    setRecovered(db, held.incident, key, null);
-    record(
-      job,
-      getIncident(db, held.incident)!,
-      'joined',
-      e.ts,
-      { ...held, detail: e.detail },
-      {
-        ...row(e.ts, 'alert', `${e.name} down again`, e.detail),
-        check: e.checkId,
-        service: e.service,
-      },
-    );
+    failAgain(job, held, e.detail, {
+      ...row(e.ts, 'alert', `${e.name} down again`, e.detail),
+      check: e.checkId,
+      service: e.service,
+    });
     return;
   }
   const target = openIncidentOf(db, e.service) ?? dependencyIncident(db, graph, e.service);
@@ -156,80 +140,12 @@ function alertRecovered(
   how: 'recovered' | 'removed',
   detail: string | null,
 ): void {
-  const { db } = job;
-  const key = keyOf(e.checkId);
-  const held = openAlert(db, key);
+  const held = openAlert(job.db, keyOf(e.checkId));
   if (!held || held.recoveredAt !== null) return;
-  setRecovered(db, held.incident, key, e.ts);
-  const incident = getIncident(db, held.incident)!;
   const title = how === 'removed' ? `${e.name} removed` : `${e.name} recovered`;
-  record(
-    job,
-    incident,
-    'recovered',
-    e.ts,
-    { ...held, recoveredAt: e.ts, detail: detail ?? 'the check was removed' },
-    {
-      ...row(e.ts, 'recovered', title, detail),
-      check: e.checkId,
-      service: e.service,
-    },
-  );
-  if (failingAlerts(db, incident.id) > 0) return;
-  setResolved(db, incident.id, e.ts);
-  record(
-    job,
-    { ...incident, resolvedAt: e.ts },
-    'resolved',
-    e.ts,
-    null,
-    row(e.ts, 'resolved', 'resolved: every alert recovered', null),
-  );
-}
-
-/** A timeline row of the incident's own, bound to nothing yet. */
-export function row(
-  ts: number,
-  kind: IncidentEvent['kind'],
-  title: string,
-  detail: string | null,
-): IncidentEvent {
-  return { ts, kind, title, detail, check: null, service: null, host: null, by: null, url: null };
-}
-
-/**
- * Records a change of an incident: its timeline row, its first likely cause ranked again (the list
- * shows it without ranking every incident), the event for the other subscribers and the live keys.
- */
-export function record(
-  job: IncidentJob,
-  incident: IncidentRecord,
-  change: IncidentChange['change'],
-  ts: number,
-  alert: AlertRecord | null,
-  event: IncidentEvent,
-): void {
-  const { db, graph } = job;
-  insertEvent(db, incident.id, event);
-  const scope = scopeOf(incident, alertsOf(db, [incident.id]), graph);
-  setTopCause(db, incident.id, likelyCauses(db, scope, graph)[0] ?? null);
-  job.changes.push({
-    type: 'incident.change',
-    incidentId: incident.id,
-    change,
-    ts,
-    title: incident.title,
-    service: incident.service,
-    alert: alert && {
-      key: alert.key,
-      checkId: alert.checkId,
-      name: alert.name,
-      service: alert.service,
-      impact: alert.impact,
-      detail: alert.detail,
-    },
-    by: event.by,
-    inMaintenance: incident.inMaintenance,
+  closeAlert(job, held, detail ?? 'the check was removed', {
+    ...row(e.ts, 'recovered', title, detail),
+    check: e.checkId,
+    service: e.service,
   });
-  job.tx.invalidate(liveKeys.incident(incident.id), liveKeys.incidents, liveKeys.overview);
 }

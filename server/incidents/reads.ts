@@ -8,6 +8,7 @@ import type {
 } from '../../protocol/incidents.ts';
 import type { CheckStatus } from '../../protocol/reads.ts';
 import { HOUR, readSeries } from '../checks/rollups.ts';
+import { incidentHosts } from '../hosts/incident-view.ts';
 import { deliveriesOf } from '../notify/deliveries.ts';
 import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
@@ -102,6 +103,7 @@ export function readIncident(
     timeline: timelineOf(db, id, scope, from, end + 1),
     responseTimes: responseTimes(db, alerts, from, Math.min(now, end + AROUND_MS), now),
     deliveries: deliveriesOf(db, id),
+    hosts: incidentHosts(db, scope.hosts, incident.startedAt, incident.resolvedAt, now),
   };
 }
 

@@ -22,8 +22,9 @@ export function scopeOf(
 
 /**
  * What silences and maintenance windows of an incident are judged by: the service that opened it and
- * the hosts it runs on; for an incident no service opened, the host of its first alert. Services of
- * alerts that joined later are left out: a silence of a service that depends on it does not hold it.
+ * the hosts it runs on, with the host of the alert that opened it (a container's); for an incident no
+ * service opened, the host of its first alert. Services of alerts that joined later are left out: a
+ * silence of a service that depends on it does not hold it. `alerts` are in the order they joined.
  */
 export function openerScope(
   incident: Pick<IncidentRecord, 'service'>,
@@ -31,7 +32,10 @@ export function openerScope(
   graph: ServiceGraph,
 ): { services: string[]; hosts: string[] } {
   if (incident.service !== null) {
-    return { services: [incident.service], hosts: graph.hostsOf(incident.service) };
+    const hosts = [...graph.hostsOf(incident.service)];
+    const opener = alerts[0]?.host;
+    if (opener && !hosts.includes(opener)) hosts.push(opener);
+    return { services: [incident.service], hosts };
   }
   const host = alerts.find((a) => a.host !== null)?.host;
   return { services: [], hosts: host ? [host] : [] };

@@ -139,6 +139,18 @@ export function openIncidentOf(db: DatabaseSync, service: string): IncidentRecor
   );
 }
 
+/** The open incident a host opened (no service; its first alert is the host's), the oldest if several. */
+export function openIncidentOfHost(db: DatabaseSync, host: string): IncidentRecord | undefined {
+  return one(
+    db,
+    `SELECT ${incidentColumns} FROM incidents i WHERE resolved_at IS NULL AND service IS NULL
+       AND (SELECT a.host FROM incident_alerts a WHERE a.incident = i.id ORDER BY a.opened_at, a.rowid LIMIT 1) = ?
+     ORDER BY started_at, id LIMIT 1`,
+    incidentRecord,
+    host,
+  );
+}
+
 /** Open incidents opened by one of `services`, oldest first. */
 export function openIncidentsOpenedBy(db: DatabaseSync, services: string[]): IncidentRecord[] {
   if (services.length === 0) return [];

@@ -4,10 +4,16 @@ import type { ServiceGraph } from '../graph.ts';
 /**
  * What may have caused an incident: state changes before its start, as gathered from the store
  * (gather.ts) and ranked by a pure function (score.ts). Symptoms (slow or failing checks of the
- * incident's own services) are never candidates. The host agent will add host thresholds crossed,
- * container restarts and OOM kills, failed systemd units and its own silence as kinds of their own.
+ * incident's own services) are never candidates. Host agents add what happened on the incident's
+ * hosts: container restarts and OOM kills, systemd units failed or restarted, thresholds crossed and
+ * the agent's own silence (host-events.ts).
  */
-export type Candidate = DeployCandidate | ChangeCandidate | DependencyCandidate | ExpiryCandidate;
+export type Candidate =
+  | DeployCandidate
+  | ChangeCandidate
+  | DependencyCandidate
+  | ExpiryCandidate
+  | HostCandidate;
 
 export type DeployCandidate = {
   kind: 'deploy';
@@ -44,6 +50,25 @@ export type ExpiryCandidate = {
   recordedAt: number;
 };
 
+/** A host event (`host_events`): likely-cause evidence recorded from an agent's samples. */
+export type HostEvent = {
+  ts: number;
+  kind: 'restart' | 'oom' | 'unit_failed' | 'unit_restart' | 'threshold' | 'silent';
+  detail: string;
+};
+/**
+ * What happened on a host to one thing, oldest first: a container (restarts, OOM kills), a systemd unit
+ * (failed, restarted), a metric of the host (thresholds crossed) or its agent (silent).
+ */
+export type HostCandidate = {
+  kind: 'container' | 'unit' | 'host' | 'agent';
+  host: string;
+  /** The container's or unit's name, the metric (cpu, memory, swap, disk, temperature), or `agent`. */
+  subject: string;
+  /** The service of the container or unit, or null. */
+  service: string | null;
+  events: HostEvent[];
+};
 /** How a candidate relates to the incident, closest first. */
 export type Relation = 'service' | 'host' | 'dependency' | 'none';
 
@@ -86,6 +111,11 @@ export function subjectOf(candidate: Candidate): { service: string | null; host:
     case 'certificate':
     case 'domain':
       return { service: candidate.service, host: null };
+    case 'container':
+    case 'unit':
+    case 'host':
+    case 'agent':
+      return { service: candidate.service, host: candidate.host };
   }
 }
 

@@ -4,6 +4,7 @@ import { isoDate } from '../../../runners/shared.ts';
 import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
 import { type Candidate, type Reach, type Relation, subjectOf } from './candidates.ts';
 import { COUNTER_WEIGHT, type TimeScale, type WeightedKind, weightedKind } from './formula.ts';
+import { hostFacts } from './host-events.ts';
 
 /** The words of a likely cause: its title, evidence, what it points at, and why each factor is what it is. */
 export type Described = {
@@ -33,6 +34,12 @@ const kindWhy: Record<WeightedKind, string> = {
   dependency: 'a service it depends on went down',
   certificate: 'an expired certificate fails the checks that use it',
   domain: 'a domain registration near or past expiry fails its check',
+  oom: 'a container killed for lack of memory',
+  unit_failed: 'a systemd unit failed',
+  silent: "the host's agent went silent: the host may be down or cut off",
+  threshold: 'a host ran above its limit',
+  restart: 'a container restarted',
+  unit_restart: 'a systemd unit restarted',
 };
 
 export function describe(candidate: Candidate, ctx: Context): Described {
@@ -134,6 +141,15 @@ function factsOf(candidate: Candidate, ctx: Context): Facts {
         counter: [],
       };
     }
+    case 'container':
+    case 'unit':
+    case 'host':
+    case 'agent':
+      return {
+        ...hostFacts(candidate),
+        ref: { host: candidate.host, ...(candidate.service !== null && { service: candidate.service }) },
+        counter: [],
+      };
   }
 }
 

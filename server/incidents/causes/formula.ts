@@ -13,6 +13,11 @@ export type TimeScale = { full: number; half: number; window: number };
 
 /** Deploys, changes and dependencies going down: full weight within 5 minutes, halving every 30, none beyond 3 hours. */
 export const CHANGE_TIME: TimeScale = { full: 5 * MINUTE, half: 30 * MINUTE, window: 3 * HOUR };
+/**
+ * What happened on a host (a container killed, a unit failed, a threshold crossed, the agent silent)
+ * shows within minutes: full weight within 5 minutes, halving every 15, none beyond 2 hours.
+ */
+export const HOST_TIME: TimeScale = { full: 5 * MINUTE, half: 15 * MINUTE, window: 2 * HOUR };
 /** Expiries stay until renewed and domain checks run every 6 hours: full weight within a day, halving every day, none beyond 7. */
 export const EXPIRY_TIME: TimeScale = { full: DAY, half: DAY, window: 7 * DAY };
 
@@ -23,8 +28,24 @@ export const RELATION_WEIGHT: Record<Relation, number> = {
   none: 0.4,
 };
 
-/** The kinds candidates are weighed as; a push is a change whose code is on its way, not yet live. */
-export type WeightedKind = 'dependency' | 'certificate' | 'domain' | 'deploy' | 'change' | 'push';
+/**
+ * The kinds candidates are weighed as; a push is a change whose code is on its way, not yet live. What
+ * happened on a host is weighed by the strongest of its events: a container killed for memory above
+ * one restarted, a unit that failed above one restarted.
+ */
+export type WeightedKind =
+  | 'dependency'
+  | 'certificate'
+  | 'domain'
+  | 'deploy'
+  | 'change'
+  | 'push'
+  | 'oom'
+  | 'unit_failed'
+  | 'silent'
+  | 'threshold'
+  | 'restart'
+  | 'unit_restart';
 
 export const KIND_WEIGHT: Record<WeightedKind, number> = {
   dependency: 1,
@@ -33,6 +54,12 @@ export const KIND_WEIGHT: Record<WeightedKind, number> = {
   deploy: 0.8,
   change: 0.6,
   push: 0.25,
+  oom: 0.9,
+  unit_failed: 0.9,
+  silent: 0.8,
+  threshold: 0.7,
+  restart: 0.6,
+  unit_restart: 0.5,
 };
 
 /** What each piece of counter-evidence multiplies the score by. */
@@ -64,11 +91,35 @@ export function timeWeight(age: number, scale: TimeScale): number {
 }
 
 export function timeScaleOf(candidate: Candidate): TimeScale {
-  return candidate.kind === 'certificate' || candidate.kind === 'domain' ? EXPIRY_TIME : CHANGE_TIME;
+  switch (candidate.kind) {
+    case 'certificate':
+    case 'domain':
+      return EXPIRY_TIME;
+    case 'container':
+    case 'unit':
+    case 'host':
+    case 'agent':
+      return HOST_TIME;
+    default:
+      return CHANGE_TIME;
+  }
 }
 
 export function weightedKind(candidate: Candidate): WeightedKind {
-  return candidate.kind === 'change' && candidate.change.kind === 'push' ? 'push' : candidate.kind;
+  switch (candidate.kind) {
+    case 'change':
+      return candidate.change.kind === 'push' ? 'push' : 'change';
+    case 'container':
+      return candidate.events.some((e) => e.kind === 'oom') ? 'oom' : 'restart';
+    case 'unit':
+      return candidate.events.some((e) => e.kind === 'unit_failed') ? 'unit_failed' : 'unit_restart';
+    case 'host':
+      return 'threshold';
+    case 'agent':
+      return 'silent';
+    default:
+      return candidate.kind;
+  }
 }
 
 /** When the state changed. An expiry takes effect when its check starts to report down. */
@@ -84,5 +135,10 @@ export function when(candidate: Candidate): number {
     case 'domain':
       // A date first recorded after it took effect (the check was added then) counts from when mon saw it.
       return Math.max(candidate.expires - DOWN_LEAD[candidate.kind], candidate.recordedAt);
+    case 'container':
+    case 'unit':
+    case 'host':
+    case 'agent':
+      return candidate.events.at(-1)!.ts;
   }
 }

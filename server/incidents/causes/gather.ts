@@ -11,12 +11,13 @@ import {
   relationOf,
 } from './candidates.ts';
 import { CHANGE_TIME, RAN_ELSEWHERE } from './formula.ts';
+import { hostCandidates } from './host-events.ts';
 
 /**
  * The candidates for an incident that started at `start`: one query per kind of state change, each
- * bounded by time and by the services it can concern. Only candidates related to the incident come
- * back. Host thresholds, container restarts and OOM kills, failed systemd units and a silent agent
- * join here, one gatherer each, once the host agent records them.
+ * bounded by time and by the services or hosts it can concern. Only candidates related to the incident
+ * come back. What agents saw on its hosts (restarts, OOM kills, units, thresholds, silence) is one
+ * query for all of it (host-events.ts).
  */
 export function gatherCandidates(db: DatabaseSync, start: number, reach: Reach): Candidate[] {
   return [
@@ -24,6 +25,7 @@ export function gatherCandidates(db: DatabaseSync, start: number, reach: Reach):
     ...changeCandidates(db, start, reach),
     ...dependencyCandidates(db, start, reach),
     ...expiryCandidates(db, start, reach),
+    ...hostCandidates(db, start, reach),
   ];
 }
 

@@ -7,6 +7,7 @@ import { HOUR, MINUTE } from '../../checks/rollups.ts';
 import { FakeClock } from '../../clock.ts';
 import { createTestServer, tempDir } from '../../testing.ts';
 import { serviceGraph } from '../graph.ts';
+import type { HostEvent } from './candidates.ts';
 import { likelyCauses } from './index.ts';
 
 /**
@@ -81,6 +82,15 @@ export type World = {
   start: number;
   deploy(d: { service: string; version: string; at: number; host?: string; by?: string; url?: string }): void;
   change(c: { what: string; at: number; kind?: 'change' | 'push'; service?: string; host?: string }): void;
+  /** Something an agent saw on a host (a row of host_events, as the agent's frames record them). */
+  hostEvent(e: {
+    host: string;
+    kind: HostEvent['kind'];
+    subject: string;
+    at: number;
+    detail: string;
+    service?: string;
+  }): void;
   /** Results of a check at offsets from the start, through the check engine. */
   runs(check: string, results: [offset: number, outcome: RunOutcome][]): Promise<void>;
   /** Brings a check back to up well before the start (two successes over 4 minutes). */
@@ -88,6 +98,20 @@ export type World = {
 };
 
 export const up: RunOutcome = { status: 'up', latencyMs: 80, detail: '200 OK' };
+export const fail: RunOutcome = { status: 'down', latencyMs: null, detail: '503 Service Unavailable' };
+export const titles = (causes: Cause[]) => causes.map((c) => c.title);
+
+/** One constructed incident of shop: how to build its history, and the causes it must (not) have. */
+export type Scenario = {
+  name: string;
+  /** Builds the history before (and after) the incident's start. */
+  build(w: World): Promise<void>;
+  /** The first cause's title, or null: no likely cause. */
+  first: string | null;
+  /** Titles that must not be among the causes. */
+  absent?: RegExp[];
+  more?(causes: Cause[], start: number): void;
+};
 
 export async function scenarioWorld() {
   const data = tempDir();
@@ -102,7 +126,11 @@ export async function scenarioWorld() {
   /** Builds one incident's history, later than the one before (beyond its windows) on emptied tables, and ranks its causes. */
   async function incident(build: (w: World) => Promise<void>): Promise<{ start: number; causes: Cause[] }> {
     await clock.advance(4 * HOUR);
-    await writer.run((db) => db.exec('DELETE FROM deploys; DELETE FROM changes; DELETE FROM check_changes;'));
+    await writer.run((db) =>
+      db.exec(
+        'DELETE FROM deploys; DELETE FROM changes; DELETE FROM check_changes; DELETE FROM host_events;',
+      ),
+    );
     const start = clock.now();
     const inserts: ((db: DatabaseSync) => void)[] = [];
     const world: World = {
@@ -123,6 +151,14 @@ export async function scenarioWorld() {
               `INSERT INTO changes (ts, kind, what, service, host, source) VALUES (?, ?, ?, ?, ?, 'api')`,
             )
             .run(start + c.at, c.kind ?? 'change', c.what, c.service ?? null, c.host ?? null),
+        ),
+      hostEvent: (e) =>
+        inserts.push((db) =>
+          db
+            .prepare(
+              'INSERT INTO host_events (host, ts, kind, subject, service, detail) VALUES (?, ?, ?, ?, ?, ?)',
+            )
+            .run(e.host, start + e.at, e.kind, e.subject, e.service ?? null, e.detail),
         ),
       async runs(check, results) {
         // Queued together, they are written in order in one transaction.

@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Cause } from '../../../protocol/incidents.ts';
-import type { RunOutcome } from '../../../runners/run.ts';
 import { isoDate } from '../../../runners/shared.ts';
 import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
-import { scenarioWorld, up, type World } from './scenario-world.ts';
+import { hostScenarios } from './host-scenarios.ts';
+import { fail, type Scenario, scenarioWorld, titles, up } from './scenario-world.ts';
 
 /**
  * Constructed incidents of the service `shop` (scenario-world.ts: its dependencies, hosts and
  * neighbours), each against a real store: deploys and changes as rows, check results through the check
- * engine. Each case names the first cause it expects (or none) and causes that must not appear; the
- * suite reports top-1 precision.
+ * engine, host events as the agent's frames record them (host-scenarios.ts). Each case names the first
+ * cause it expects (or none) and causes that must not appear; the suite reports top-1 precision.
  */
-
-type Scenario = {
-  name: string;
-  /** Builds the history before (and after) the incident's start. */
-  build(w: World): Promise<void>;
-  /** The first cause's title, or null: no likely cause. */
-  first: string | null;
-  /** Titles that must not be among the causes. */
-  absent?: RegExp[];
-  more?(causes: Cause[], start: number): void;
-};
-
-const fail: RunOutcome = { status: 'down', latencyMs: null, detail: '503 Service Unavailable' };
-const titles = (causes: Cause[]) => causes.map((c) => c.title);
 
 const scenarios: Scenario[] = [
   {
@@ -276,7 +261,8 @@ test('likely causes: the scenario suite, with top-1 precision', async (t) => {
   const world = await scenarioWorld();
   t.after(() => world.dispose());
   let hits = 0;
-  for (const scenario of scenarios) {
+  const suite = [...scenarios, ...hostScenarios];
+  for (const scenario of suite) {
     const { start, causes } = await world.incident(scenario.build);
     const top = causes[0]?.title ?? null;
     if (scenario.first === null ? top === null : top?.startsWith(scenario.first)) hits++;
@@ -296,8 +282,8 @@ test('likely causes: the scenario suite, with top-1 precision', async (t) => {
       }
     });
   }
-  const precision = `top-1 precision: ${hits}/${scenarios.length} (${Math.round((100 * hits) / scenarios.length)}%)`;
+  const precision = `top-1 precision: ${hits}/${suite.length} (${Math.round((100 * hits) / suite.length)}%)`;
   t.diagnostic(precision);
   console.log(`likely causes, ${precision}`);
-  assert.ok(scenarios.length >= 12);
+  assert.ok(suite.length >= 12);
 });

@@ -5,7 +5,7 @@ import { MINUTE } from '../../checks/rollups.ts';
 import { serviceGraph } from '../graph.ts';
 import { fileService as service } from '../testkit.ts';
 import { type Candidate, reachOf } from './candidates.ts';
-import { CHANGE_TIME, EXPIRY_TIME, MAX_CAUSES, timeWeight } from './formula.ts';
+import { CHANGE_TIME, EXPIRY_TIME, HOST_TIME, MAX_CAUSES, timeWeight } from './formula.ts';
 import { rankCauses } from './score.ts';
 
 const start = Date.UTC(2026, 5, 1, 12);
@@ -123,4 +123,51 @@ test(`at most ${MAX_CAUSES} causes, the best ones`, () => {
 
 test('deploys of services the incident does not reach are no cause, wherever they come from', () => {
   assert.deepEqual(rankCauses([deployCandidate(deploy(1, MINUTE, 'v1', 'shop-eu'))], reach, start), []);
+});
+
+test('host events: weighed by their strongest event, fading over 15 minutes; a container of the service relates as the service', () => {
+  const events = (kinds: ('restart' | 'oom')[], at: number) =>
+    kinds.map((kind) => ({
+      ts: start - at,
+      kind,
+      detail: kind === 'oom' ? 'killed for lack of memory' : 'restarted',
+    }));
+  const container = (
+    subject: string,
+    service: string | null,
+    kinds: ('restart' | 'oom')[],
+    at: number,
+  ): Candidate => ({
+    kind: 'container',
+    host: 'web1',
+    subject,
+    service,
+    events: events(kinds, at),
+  });
+  const causes = rankCauses(
+    [
+      container('shop-web', 'shop', ['restart', 'oom'], 20 * MINUTE),
+      container('cron', null, ['restart', 'restart'], 5 * MINUTE),
+      {
+        kind: 'host',
+        host: 'web9',
+        subject: 'cpu',
+        service: null,
+        events: [{ ts: start, kind: 'threshold', detail: 'CPU above 90% for 5 minutes (99%)' }],
+      },
+    ],
+    reach,
+    start,
+  );
+  assert.deepEqual(
+    causes.map((c) => [c.title, c.factors.map((f) => f.value)]),
+    [
+      // 1 × 0.8 (on shop's host) × 0.6 (restarted) = 0.48
+      ['cron on web1 restarted 2 times', [1, 0.8, 0.6, 1]],
+      // 0.5 (20 minutes: 15 past the first 5) × 1 (shop's own container) × 0.9 (killed for memory) = 0.45
+      ['shop-web on web1 killed for memory', [0.5, 1, 0.9, 1]],
+    ],
+    'web9 is none of the incident’s hosts',
+  );
+  assert.equal(timeWeight(2 * 60 * MINUTE + 1, HOST_TIME), 0);
 });

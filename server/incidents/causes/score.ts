@@ -99,6 +99,11 @@ function keyOf(candidate: Candidate): string {
     case 'certificate':
     case 'domain':
       return `${candidate.kind}:${candidate.check}`;
+    case 'container':
+    case 'unit':
+    case 'host':
+    case 'agent':
+      return `${candidate.kind}:${candidate.host}:${candidate.subject}`;
   }
 }
 

@@ -60,7 +60,7 @@ export default function IncidentPage({ id }: { id: string }) {
                 <Link href={`/services/${enc(s)}`}>{s}</Link>
               </span>
             ))}
-            {i.hosts.length > 0 ? ` · hosts ${i.hosts.join(', ')}` : ''}
+            {i.hosts.length > 0 ? ` · hosts ${i.hosts.map((h) => h.name).join(', ')}` : ''}
           </p>
           {i.inMaintenance ? (
             <p className="sub">Opened during a maintenance window: nobody was notified.</p>

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import type { ContainerSample, DiskSample } from '../../protocol/agent.ts';
+import type { HostAlerts } from '../../protocol/hosts.ts';
+import { MINUTE } from '../checks/rollups.ts';
+import { type LiveConfig, staticConfig } from '../config/service.ts';
+import type { HostAlert } from '../events.ts';
+import { fileService } from '../incidents/testkit.ts';
+import { migrate } from '../store/db.ts';
+import { int, scalar } from '../store/rows.ts';
+import { alertsInForce, applyHostAlerts } from './alerting.ts';
+import { container } from './alerts-testkit.ts';
+import { defaultHostAlerts } from './config.ts';
+import { membership } from './membership.ts';
+import { HOST_METRICS, type HostMetrics } from './rollups.ts';
+
+/** `applyHostAlerts` on a migrated database, as the writer job that stores each sample calls it. */
+
+const t0 = Date.UTC(2026, 10, 23, 12);
+const SAMPLE = 15_000;
+
+function world(config: Partial<LiveConfig> = {}) {
+  const db = new DatabaseSync(':memory:');
+  migrate(db);
+  const live = staticConfig({ services: [fileService('api')], ...config }).current();
+  let ts = t0;
+  /** One sample 15 s after the previous one. */
+  const sample = (
+    over: {
+      metrics?: Partial<HostMetrics>;
+      disks?: DiskSample[];
+      containers?: ContainerSample[] | null;
+    } = {},
+    alerts: HostAlerts = defaultHostAlerts,
+    host = 'web-1',
+  ): HostAlert[] => {
+    ts += SAMPLE;
+    const metrics = {
+      ...(Object.fromEntries(HOST_METRICS.map((m) => [m, 20])) as HostMetrics),
+      ...over.metrics,
+    };
+    return applyHostAlerts(db, {
+      host,
+      ts,
+      metrics,
+      disks: over.disks ?? [disk('/', 40)],
+      containers: over.containers === undefined ? [] : over.containers,
+      alerts,
+      membership: membership(db, live),
+    });
+  };
+  const count = (sql: string) => scalar(db, sql, int);
+  const changes = () => count('SELECT total_changes()');
+  return { db, live, sample, count, changes, now: () => ts };
+}
+
+const disk = (mount: string, percent: number): DiskSample => ({
+  mount,
+  device: `/dev/sd${mount.length}`,
+  fstype: 'ext4',
+  used: percent,
+  size: 100,
+});
+
+test('CPU above its limit for 5 minutes fails once, records the crossing, and recovers with its margin', () => {
+  const w = world();
+  const first = w.now() + SAMPLE;
+  const events: HostAlert[] = [];
+  for (let i = 0; i < 21; i++) events.push(...w.sample({ metrics: { cpu: 97 } }));
+  assert.deepEqual(events, [
+    {
+      type: 'host.alert',
+      host: 'web-1',
+      key: 'host:web-1:cpu',
+      metric: 'cpu',
+      name: 'web-1 CPU',
+      service: null,
+      state: 'failing',
+      ts: first + 5 * MINUTE,
+      detail: 'CPU above 90% for 5 minutes (97%)',
+      summary: 'CPU above 90%',
+    },
+  ]);
+  assert.deepEqual(
+    { ...w.db.prepare('SELECT ts, kind, subject, service, detail FROM host_events').get() },
+    {
+      ts: first,
+      kind: 'threshold',
+      subject: 'cpu',
+      service: null,
+      detail: 'CPU above 90% for 5 minutes (97%)',
+    },
+    'the crossing counts from when the value went over',
+  );
+  assert.deepEqual(
+    {
+      ...w.db
+        .prepare("SELECT failing_since, detail FROM host_alert_states WHERE key = 'host:web-1:cpu'")
+        .get(),
+    },
+    { failing_since: first + 5 * MINUTE, detail: 'CPU above 90% for 5 minutes (97%)' },
+  );
+  assert.deepEqual(w.sample({ metrics: { cpu: 84 } }), []);
+  const [back, ...more] = w.sample({ metrics: { cpu: 30 } });
+  assert.deepEqual(more, []);
+  assert.deepEqual([back?.state, back?.detail], ['recovered', 'CPU at 30% (limit 90%)']);
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 0, 'nothing kept once it recovered');
+  assert.equal(w.count('SELECT count(*) FROM host_events'), 1);
+});
+
+test('a host under its limits with steady containers writes nothing per sample', () => {
+  const w = world();
+  const api = container({ labels: { 'mon.service': 'api' } });
+  w.sample({ containers: [api] });
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 1, "the container's restart count is kept");
+  const before = w.changes();
+  for (let i = 0; i < 10; i++) assert.deepEqual(w.sample({ containers: [api] }), []);
+  assert.equal(w.changes(), before, 'no row written');
+});
+
+test('the disk alert follows the fullest filesystem not ignored, at once', () => {
+  const w = world();
+  const disks = [disk('/', 50), disk('/boot', 95)];
+  assert.deepEqual(w.sample({ disks }, { ...defaultHostAlerts, ignoreMounts: ['/boot'] }), []);
+  const [full] = w.sample({ disks });
+  assert.equal(full?.key, 'host:web-1:disk');
+  assert.equal(full?.detail, 'disk /boot 95% full (limit 90%)');
+  assert.equal(full?.summary, 'disk /boot 95% full');
+  // /boot ignored from now on: the fullest left is / at 50%, two samples below 85% recover.
+  const ignoring = { ...defaultHostAlerts, ignoreMounts: ['/boot'] };
+  assert.deepEqual(w.sample({ disks }, ignoring), []);
+  assert.deepEqual(
+    w.sample({ disks }, ignoring).map((e) => [e.state, e.detail]),
+    [['recovered', 'disk / 50% full (limit 90%)']],
+  );
+});
+
+test('turning a limit off recovers its failing alert; each host keeps its own states', () => {
+  const w = world();
+  const [failing] = w.sample({ disks: [disk('/', 99)] });
+  assert.equal(failing?.state, 'failing');
+  assert.deepEqual(w.sample({ disks: [disk('/', 99)] }, defaultHostAlerts, 'web-2').length, 1);
+  const off = w.sample({ disks: [disk('/', 99)] }, { ...defaultHostAlerts, disk: null });
+  assert.deepEqual(
+    off.map((e) => [e.key, e.state, e.detail]),
+    [['host:web-1:disk', 'recovered', 'the disk alert was turned off']],
+  );
+  assert.equal(w.count("SELECT count(*) FROM host_alert_states WHERE host = 'web-2'"), 1);
+});
+
+test('containers of a service raise alerts; containers of no service are ignored; a removed one recovers', () => {
+  const w = world();
+  const api = (over: Partial<ContainerSample>) => container({ labels: { 'mon.service': 'api' }, ...over });
+  const stray = (restarts: number) => container({ id: 'f'.repeat(64), name: 'scratch', restarts });
+  const events: HostAlert[] = [];
+  for (let restarts = 0; restarts <= 3; restarts++)
+    events.push(...w.sample({ containers: [api({ restarts }), stray(restarts)] }));
+  assert.deepEqual(events, [
+    {
+      type: 'host.alert',
+      host: 'web-1',
+      key: 'container:web-1:api-1',
+      metric: 'container',
+      name: 'api-1 on web-1',
+      service: 'api',
+      state: 'failing',
+      ts: w.now(),
+      detail: 'restarted 3 times in 10 minutes',
+      summary: 'restarting in a loop',
+    },
+  ]);
+  assert.equal(
+    w.count("SELECT count(*) FROM host_alert_states WHERE key LIKE 'container:%scratch'"),
+    0,
+    'a container of no service is not judged',
+  );
+  // No runtime answered: nothing is known, nothing changes.
+  assert.deepEqual(w.sample({ containers: null }), []);
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states WHERE failing_since IS NOT NULL'), 1);
+  const gone = w.sample({ containers: [stray(3)] });
+  assert.deepEqual(
+    gone.map((e) => [e.key, e.service, e.state, e.detail]),
+    [['container:web-1:api-1', 'api', 'recovered', 'removed']],
+  );
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 0);
+});
+
+test('thresholds in force: the [[host]] table, else those set through the API, else the defaults', () => {
+  const fileAlerts = { ...defaultHostAlerts, cpu: 95 };
+  const w = world({ hosts: [{ name: 'web-1', alerts: fileAlerts }] });
+  const apiAlerts = { ...defaultHostAlerts, memory: 70, ignoreMounts: ['/boot'] };
+  for (const host of ['web-1', 'web-2'])
+    w.db
+      .prepare('INSERT INTO hosts (name, created_at, alerts) VALUES (?, 0, ?)')
+      .run(host, JSON.stringify(apiAlerts));
+  assert.deepEqual(alertsInForce(w.db, w.live, 'web-1'), { alerts: fileAlerts, from: 'file' });
+  assert.deepEqual(alertsInForce(w.db, w.live, 'web-2'), { alerts: apiAlerts, from: 'api' });
+  assert.deepEqual(alertsInForce(w.db, w.live, 'web-3'), { alerts: defaultHostAlerts, from: 'default' });
+});

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ContainerSample } from '../../protocol/agent.ts';
+import { MINUTE } from '../checks/rollups.ts';
+import { container } from './alerts-testkit.ts';
+import { type ContainerState, type ContainerTransition, judgeContainer } from './container-alerts.ts';
+
+/** docs/hosts.md "Alerts": a container of a service, sample by sample, through the pure rule. */
+
+const t0 = Date.UTC(2026, 10, 23, 12);
+const SAMPLE = 15_000;
+
+/** Samples `at` ms after t0; returns the transitions with their sample index, and the last state. */
+function feed(samples: [at: number, c: ContainerSample][], from: ContainerState | null = null) {
+  let state = from;
+  const transitions: [number, ContainerTransition][] = [];
+  samples.forEach(([at, c], i) => {
+    const judged = judgeContainer(state, c, t0 + at);
+    state = judged.state;
+    if (judged.transition) transitions.push([i, judged.transition]);
+  });
+  return { state: state!, transitions };
+}
+
+test('three restarts within 10 minutes are a loop; fewer, or spread wider, are not', () => {
+  const loop = feed([
+    [0, container({ restarts: 5 })],
+    [2 * MINUTE, container({ restarts: 6 })],
+    [4 * MINUTE, container({ restarts: 7, state: 'restarting' })],
+    [6 * MINUTE, container({ restarts: 8 })],
+  ]);
+  assert.deepEqual(loop.transitions, [
+    [3, { to: 'failing', detail: 'restarted 3 times in 10 minutes', summary: 'restarting in a loop' }],
+  ]);
+  assert.equal(loop.state.failingSince, t0 + 6 * MINUTE);
+
+  const slow = feed([
+    [0, container({ restarts: 0 })],
+    [1 * MINUTE, container({ restarts: 1 })],
+    [6 * MINUTE, container({ restarts: 2 })],
+    [12 * MINUTE, container({ restarts: 3 })],
+  ]);
+  assert.deepEqual(slow.transitions, [], 'the first restart was more than 10 minutes before the third');
+  // Two restarts within one sample count as two.
+  const burst = feed([
+    [0, container({ restarts: 0 })],
+    [SAMPLE, container({ restarts: 2 })],
+    [2 * SAMPLE, container({ restarts: 3 })],
+  ]);
+  assert.equal(burst.transitions[0]?.[0], 2);
+  // A new container of the same name (recreated) starts its count again: no restart from the drop.
+  const recreated = feed([
+    [0, container({ restarts: 9 })],
+    [SAMPLE, container({ id: 'c'.repeat(64), restarts: 0 })],
+  ]);
+  assert.deepEqual(recreated.state.restartTimes, []);
+});
+
+test('a loop recovers once it ran 10 minutes without a restart, not before', () => {
+  const { state } = feed([
+    [0, container({ restarts: 0 })],
+    [MINUTE, container({ restarts: 1 })],
+    [2 * MINUTE, container({ restarts: 2 })],
+    [3 * MINUTE, container({ restarts: 3 })],
+  ]);
+  const after = feed(
+    [
+      [5 * MINUTE, container({ restarts: 3 })],
+      [12 * MINUTE, container({ restarts: 3 })],
+      [13 * MINUTE - 1, container({ restarts: 3 })],
+      [13 * MINUTE, container({ restarts: 3 })],
+    ],
+    state,
+  );
+  assert.deepEqual(after.transitions, [[3, { to: 'recovered', detail: 'running again' }]]);
+  assert.equal(after.state.failingSince, null);
+});
+
+test('exited or dead with a non-zero code is an error; code 0 is not; the OOM kill is named', () => {
+  const exited = feed([
+    [0, container()],
+    [SAMPLE, container({ state: 'exited', exitCode: 137, oomKilled: true, cpu: null, memory: null })],
+  ]);
+  assert.deepEqual(exited.transitions, [
+    [
+      1,
+      { to: 'failing', detail: 'exited with code 137 (killed for memory)', summary: 'exited with an error' },
+    ],
+  ]);
+  assert.equal(feed([[0, container({ state: 'dead', exitCode: 1 })]]).transitions[0]?.[1].to, 'failing');
+  assert.deepEqual(feed([[0, container({ state: 'exited', exitCode: 0 })]]).transitions, []);
+  // Restarting (its policy brings it back) is no exit with an error.
+  assert.deepEqual(feed([[0, container({ state: 'restarting', exitCode: 1 })]]).transitions, []);
+  // Started again: it recovers at once without a health check, after its health check passes with one.
+  const started = feed(
+    [
+      [2 * SAMPLE, container({ health: 'starting' })],
+      [3 * SAMPLE, container({ health: 'healthy' })],
+    ],
+    exited.state,
+  );
+  assert.deepEqual(started.transitions, [[1, { to: 'recovered', detail: 'running and healthy again' }]]);
+});
+
+test('unhealthy for 2 minutes fails; a shorter spell does not; healthy again recovers', () => {
+  const unhealthy = (at: number) => [at, container({ health: 'unhealthy' })] as [number, ContainerSample];
+  const short = feed([
+    unhealthy(0),
+    unhealthy(MINUTE),
+    [MINUTE + SAMPLE, container({ health: 'healthy' })],
+    unhealthy(2 * MINUTE),
+    unhealthy(3 * MINUTE),
+  ]);
+  assert.deepEqual(short.transitions, [], 'the healthy sample started the 2 minutes again');
+  const long = feed([unhealthy(0), unhealthy(MINUTE), unhealthy(2 * MINUTE + SAMPLE)]);
+  assert.deepEqual(long.transitions, [
+    [2, { to: 'failing', detail: 'unhealthy for 2 minutes', summary: 'unhealthy' }],
+  ]);
+  const back = feed([[3 * MINUTE, container({ health: 'healthy' })]], long.state);
+  assert.deepEqual(back.transitions, [[0, { to: 'recovered', detail: 'running and healthy again' }]]);
+});
+
+test('restarts or an OOM kill alone are no alert', () => {
+  const { transitions } = feed([
+    [0, container({ restarts: 0 })],
+    [MINUTE, container({ restarts: 1, oomKilled: true })],
+    [2 * MINUTE, container({ restarts: 2 })],
+  ]);
+  assert.deepEqual(transitions, []);
+});

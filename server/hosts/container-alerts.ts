@@ -1,0 +1,100 @@
+import type { ContainerSample } from '../../protocol/agent.ts';
+import { MINUTE } from '../checks/rollups.ts';
+
+/**
+ * Container alerts (docs/hosts.md "Alerts"), pure: time comes in with each sample. Only containers of
+ * a service are judged (the caller asks `membership`). A container fails when it
+ * - restarts in a loop: 3 restarts or more within 10 minutes (its restart count, sample to sample);
+ * - exited with an error: exited or dead with a non-zero exit code (so not restarting);
+ * - stays unhealthy: its health check said unhealthy for 2 minutes or more.
+ * It recovers once it runs and is healthy again (or has no health check) with no restart for 10
+ * minutes. A restart or an OOM kill alone is no alert: it is evidence for incidents on its host.
+ */
+
+export const LOOP_RESTARTS = 3;
+export const LOOP_WINDOW_MS = 10 * MINUTE;
+export const UNHEALTHY_FOR_MS = 2 * MINUTE;
+/** Restart times kept at most: enough to say how many, bounded whatever the container does. */
+const MAX_RESTART_TIMES = 100;
+
+export type ContainerState = {
+  /** The container's id: a new container of the same name starts its restart count again. */
+  id: string;
+  /** Its restart count (`RestartCount`) as last seen. */
+  restarts: number;
+  /** When it restarted within the last 10 minutes, oldest first. */
+  restartTimes: number[];
+  /** Since when its health check says unhealthy. */
+  unhealthySince: number | null;
+  failingSince: number | null;
+  /** While failing: what the alert said when it started failing. */
+  detail: string | null;
+};
+
+export type ContainerTransition =
+  | {
+      to: 'failing';
+      /** "restarted 4 times in 10 minutes", "exited with code 1", "unhealthy for 2 minutes". */
+      detail: string;
+      /** For an incident's title: "restarting in a loop", "exited with an error", "unhealthy". */
+      summary: string;
+    }
+  | { to: 'recovered'; detail: string };
+
+/** Judges one sample of a container of a service; `state` is null the first time it is seen. */
+export function judgeContainer(
+  state: ContainerState | null,
+  c: ContainerSample,
+  ts: number,
+): { state: ContainerState; transition: ContainerTransition | null } {
+  const restarted =
+    state === null ? 0 : state.id !== c.id ? c.restarts : Math.max(0, c.restarts - state.restarts);
+  const restartTimes = [...(state?.restartTimes ?? []), ...new Array<number>(restarted).fill(ts)].filter(
+    (t) => t > ts - LOOP_WINDOW_MS,
+  );
+  const unhealthySince = c.health === 'unhealthy' ? (state?.unhealthySince ?? ts) : null;
+  const next: ContainerState = {
+    id: c.id,
+    restarts: c.restarts,
+    restartTimes: restartTimes.slice(-MAX_RESTART_TIMES),
+    unhealthySince,
+    failingSince: state?.failingSince ?? null,
+    detail: state?.detail ?? null,
+  };
+  if (next.failingSince !== null) {
+    const healthy = c.health === null || c.health === 'healthy';
+    if (c.state !== 'running' || !healthy || restartTimes.length > 0)
+      return { state: next, transition: null };
+    const detail = c.health === 'healthy' ? 'running and healthy again' : 'running again';
+    return {
+      state: { ...next, failingSince: null, detail: null },
+      transition: { to: 'recovered', detail },
+    };
+  }
+  const failure = failureOf(c, restartTimes.length, unhealthySince, ts);
+  if (!failure) return { state: next, transition: null };
+  return {
+    state: { ...next, failingSince: ts, detail: failure.detail },
+    transition: { to: 'failing', ...failure },
+  };
+}
+
+/** The first failure that holds, in this order: a restart loop, an exit with an error, unhealthy. */
+function failureOf(
+  c: ContainerSample,
+  recentRestarts: number,
+  unhealthySince: number | null,
+  ts: number,
+): { detail: string; summary: string } | null {
+  if (recentRestarts >= LOOP_RESTARTS)
+    return { detail: `restarted ${recentRestarts} times in 10 minutes`, summary: 'restarting in a loop' };
+  if ((c.state === 'exited' || c.state === 'dead') && c.exitCode !== null && c.exitCode !== 0) {
+    const oom = c.oomKilled ? ' (killed for memory)' : '';
+    return { detail: `exited with code ${c.exitCode}${oom}`, summary: 'exited with an error' };
+  }
+  if (unhealthySince !== null && ts - unhealthySince >= UNHEALTHY_FOR_MS) {
+    const minutes = Math.floor((ts - unhealthySince) / MINUTE);
+    return { detail: `unhealthy for ${minutes} minutes`, summary: 'unhealthy' };
+  }
+  return null;
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MINUTE } from '../checks/rollups.ts';
+import type { HostAlert } from '../events.ts';
+import { fileService, incidentServer } from '../incidents/testkit.ts';
+import { statement } from '../store/statements.ts';
+import { AROUND_START_MS, MAX_LOG_LINES } from './incident-view.ts';
+import { addHostSample, addItemSample, HOST_METRICS, type HostMetrics } from './rollups.ts';
+
+/**
+ * An incident's read shows its hosts around the start (docs/incidents.md): CPU and memory, the
+ * largest containers and units, the agent's log. Samples and log lines are seeded through the writer
+ * as the agent's frames store them.
+ */
+
+type Kit = Awaited<ReturnType<typeof incidentServer>>;
+const MB = 1_000_000;
+
+const metrics = (cpu: number, memory: number): HostMetrics => ({
+  ...(Object.fromEntries(HOST_METRICS.map((m) => [m, null])) as HostMetrics),
+  cpu,
+  memory,
+});
+
+function silence(kit: Kit, host: string, state: 'failing' | 'recovered') {
+  const event: HostAlert = {
+    type: 'host.alert',
+    host,
+    key: `agent:${host}`,
+    metric: 'agent',
+    name: `${host} agent`,
+    service: null,
+    state,
+    ts: kit.clock.now(),
+    detail: 'no frame for 60 s',
+  };
+  const { deps } = kit.server;
+  return deps.store.writer.run((_db, tx) => deps.events.dispatch(tx, [event], event.ts));
+}
+
+test("an incident's host: CPU and memory 30 minutes around the start, its five largest containers and its units, its log lines nearest the start", async (t) => {
+  const kit = await incidentServer();
+  t.after(() => kit.server.dispose());
+  const start = kit.clock.now();
+  const containers = ['db', 'api', 'web', 'cache', 'queue', 'cron'];
+  await kit.server.deps.store.writer.run((db) => {
+    for (let m = -40; m < 40; m++) {
+      const ts = start + m * MINUTE;
+      addHostSample(db, 'web-1', ts, metrics(m < 0 ? 20 : 95, 50));
+      // Memory in the order listed, largest first; cron the smallest, left out.
+      containers.forEach((name, i) => {
+        addItemSample(db, 'web-1', 'container', name, ts, 1, (600 - i * 100) * MB);
+      });
+      addItemSample(db, 'web-1', 'unit', 'nginx.service', ts, 2, 30 * MB);
+    }
+    // A container large only long before the start is not among the largest around it.
+    addItemSample(db, 'web-1', 'container', 'backup', start - 3 * 3_600_000, 5, 9000 * MB);
+    const line = statement(db, 'INSERT INTO agent_logs (host, ts, level, text) VALUES (?, ?, ?, ?)');
+    line.run('web-1', start - 20 * MINUTE, 'info', 'too early');
+    for (let i = 0; i < 150; i++) line.run('web-1', start - 10 * MINUTE + i * 4000, 'warn', `line ${i}`);
+    line.run('web-1', start + 6 * MINUTE, 'info', 'too late');
+    line.run('web-2', start, 'error', 'another host');
+  });
+  await silence(kit, 'web-1', 'failing');
+  await kit.clock.advance(45 * MINUTE);
+  const [incident] = await kit.list();
+  const read = await kit.read(incident!.id);
+  assert.equal(read.hosts.length, 1);
+  const [host] = read.hosts;
+  assert.equal(host!.name, 'web-1');
+  assert.equal(host!.stepMs, MINUTE);
+  assert.equal(host!.x[0], start - AROUND_START_MS);
+  assert.equal(host!.x.length, 61, '30 minutes before to 30 after');
+  assert.equal(host!.cpu[0], 20);
+  assert.equal(host!.cpu[30], 95);
+  assert.equal(host!.memory[30], 50);
+  assert.deepEqual(
+    host!.containers.map((c) => c.name),
+    ['db', 'api', 'web', 'cache', 'queue'],
+  );
+  assert.equal(host!.containers[0]!.mem[30], 600 * MB);
+  assert.equal(host!.containers[0]!.x.length, 61);
+  assert.deepEqual(
+    host!.units.map((u) => [u.name, u.mem[0]]),
+    [['nginx.service', 30 * MB]],
+  );
+  assert.equal(host!.logs.length, MAX_LOG_LINES);
+  // 150 lines every 4 s from 10 minutes before: the 100 nearest the start, oldest first.
+  assert.deepEqual(host!.logs[0], { ts: start - 10 * MINUTE + 50 * 4000, level: 'warn', text: 'line 50' });
+  assert.equal(host!.logs.at(-1)!.text, 'line 149');
+});
+
+test("an incident's hosts: at most five, in its order, cut at its resolution; a host without an agent shows nothing", async (t) => {
+  const hosts = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
+  const kit = await incidentServer([fileService('shop', [], hosts)]);
+  t.after(() => kit.server.dispose());
+  const home = await kit.check('home', 'shop');
+  await kit.fail(home);
+  const start = kit.clock.now();
+  await kit.recover(home);
+  const resolvedAt = kit.clock.now();
+  await kit.clock.advance(2 * 3_600_000);
+  const [incident] = await kit.list();
+  assert.equal(incident?.resolvedAt, resolvedAt);
+  const read = await kit.read(incident!.id);
+  assert.deepEqual(
+    read.hosts.map((h) => h.name),
+    ['h1', 'h2', 'h3', 'h4', 'h5'],
+  );
+  const [h1] = read.hosts;
+  assert.equal(h1!.x.at(-1), Math.floor(resolvedAt / MINUTE) * MINUTE, 'the charts end at the resolution');
+  assert.ok(resolvedAt - start < AROUND_START_MS);
+  assert.deepEqual(
+    [h1!.cpu.every((v) => v === null), h1!.containers, h1!.units, h1!.logs],
+    [true, [], [], []],
+  );
+});

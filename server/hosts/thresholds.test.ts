@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MINUTE } from '../checks/rollups.ts';
+import {
+  idleThreshold,
+  judgeThreshold,
+  type Reading,
+  recoveryLevel,
+  type ThresholdMetric,
+  type ThresholdState,
+  type ThresholdTransition,
+} from './thresholds.ts';
+
+/** docs/hosts.md "Alerts": samples every 15 s through the pure threshold rule. */
+
+const SAMPLE = 15_000;
+const t0 = Date.UTC(2026, 10, 23, 12);
+
+/** Feeds values 15 s apart from t0 and returns each sample's transition with the state after the last. */
+function feed(
+  metric: ThresholdMetric,
+  values: (number | null)[],
+  limits: number | null | (number | null)[] = 90,
+  from: ThresholdState = idleThreshold,
+) {
+  let state = from;
+  const transitions: { at: number; t: ThresholdTransition }[] = [];
+  values.forEach((value, i) => {
+    const limit = Array.isArray(limits) ? limits[i]! : limits;
+    const reading: Reading = { value, mount: metric === 'disk' ? '/' : null };
+    const judged = judgeThreshold(metric, state, reading, limit, t0 + i * SAMPLE);
+    state = judged.state;
+    if (judged.transition) transitions.push({ at: i, t: judged.transition });
+  });
+  return { state, transitions };
+}
+
+const above = (n: number, value = 97) => new Array<number>(n).fill(value);
+
+test('CPU fails once every sample for 5 minutes was above the limit, naming value, limit and time', () => {
+  // 20 samples span 4 min 45 s; the 21st is 5 minutes after the first.
+  const early = feed('cpu', above(20));
+  assert.deepEqual(early.transitions, []);
+  assert.equal(early.state.aboveSince, t0);
+  const { state, transitions } = feed('cpu', above(21));
+  assert.deepEqual(transitions, [
+    {
+      at: 20,
+      t: {
+        to: 'failing',
+        detail: 'CPU above 90% for 5 minutes (97%)',
+        summary: 'CPU above 90%',
+        since: t0,
+      },
+    },
+  ]);
+  assert.deepEqual(state, {
+    aboveSince: t0,
+    failingSince: t0 + 5 * MINUTE,
+    value: 97,
+    detail: 'CPU above 90% for 5 minutes (97%)',
+  });
+  assert.equal(feed('cpu', above(40)).transitions.length, 1, 'it fails once');
+});
+
+test('a sample at or below the limit starts the 5 minutes again; a missing value neither counts nor resets', () => {
+  const dip = feed('memory', [...above(10), 90, ...above(20)]);
+  assert.deepEqual(dip.transitions, [], 'the dip to the limit itself reset the wait');
+  const dipThenLong = feed('memory', [...above(10), 90, ...above(21)]);
+  assert.equal(dipThenLong.transitions[0]?.at, 31);
+  assert.equal(
+    dipThenLong.transitions[0]?.t.to === 'failing' && dipThenLong.transitions[0].t.since,
+    t0 + 11 * SAMPLE,
+  );
+
+  const gaps = feed('memory', [...above(10), null, null, ...above(9)]);
+  assert.equal(gaps.transitions[0]?.at, 20, 'nulls keep the spell going: fails 5 minutes after the first');
+  const nullsOnly = feed('memory', [null, null, null]);
+  assert.deepEqual(nullsOnly.state, idleThreshold);
+});
+
+test('swap and temperature have their own words; temperature in degrees', () => {
+  const swap = feed('swap', above(21, 85.4), 80);
+  assert.equal(
+    swap.transitions[0]?.t.to === 'failing' && swap.transitions[0].t.detail,
+    'swap above 80% for 5 minutes (85%)',
+  );
+  const hot = feed('temperature', above(21, 91.2), 85);
+  const t = hot.transitions[0]?.t;
+  assert.ok(t?.to === 'failing');
+  assert.equal(t.detail, 'temperature above 85 °C for 5 minutes (91 °C)');
+  assert.equal(t.summary, 'temperature above 85 °C');
+});
+
+test('a full disk fails at once, at the limit itself, naming the filesystem', () => {
+  assert.deepEqual(feed('disk', [89.9]).transitions, []);
+  const { transitions, state } = feed('disk', [96]);
+  assert.deepEqual(transitions, [
+    {
+      at: 0,
+      t: { to: 'failing', detail: 'disk / 96% full (limit 90%)', summary: 'disk / 96% full', since: t0 },
+    },
+  ]);
+  assert.equal(state.failingSince, t0);
+  assert.equal(feed('disk', [90]).transitions[0]?.t.to, 'failing', 'at the limit is full');
+});
+
+test('recovery needs two samples in a row 5 points below the limit: a value hovering at the limit does not flap', () => {
+  assert.equal(recoveryLevel(90), 85);
+  assert.equal(recoveryLevel(6), 3, 'half the limit for limits under 10');
+  const failing = feed('cpu', above(21)).state;
+  // Hovering around the limit, one sample below 85 at a time: still failing.
+  const hover = feed('cpu', [91, 88, 89, 84, 92, 86, 83, 90], 90, failing);
+  assert.deepEqual(hover.transitions, []);
+  assert.equal(hover.state.failingSince, failing.failingSince);
+  // Two in a row below 85 recover, naming the value and the limit.
+  const back = feed('cpu', [84, 61], 90, failing);
+  assert.deepEqual(back.transitions, [{ at: 1, t: { to: 'recovered', detail: 'CPU at 61% (limit 90%)' } }]);
+  assert.deepEqual(back.state, idleThreshold);
+  // A missing value between the two does not break the pair.
+  assert.equal(feed('cpu', [84, null, 80], 90, failing).transitions[0]?.at, 2);
+
+  const disk = feed('disk', [96, 88, 86, 84, 83]);
+  assert.deepEqual(
+    disk.transitions.map((x) => [x.at, x.t.to, x.t.detail]),
+    [
+      [0, 'failing', 'disk / 96% full (limit 90%)'],
+      [4, 'recovered', 'disk / 83% full (limit 90%)'],
+    ],
+  );
+});
+
+test('a limit turned off recovers a failing alert, and an alert that is off never fails', () => {
+  const failing = feed('cpu', above(21)).state;
+  const off = feed('cpu', [99], null, failing);
+  assert.deepEqual(off.transitions, [
+    { at: 0, t: { to: 'recovered', detail: 'the CPU alert was turned off' } },
+  ]);
+  assert.deepEqual(off.state, idleThreshold);
+  assert.deepEqual(feed('cpu', above(40), null).transitions, []);
+  // Turned on again: the 5 minutes start from then.
+  const limits = [null, null, ...new Array<number>(21).fill(90)];
+  assert.equal(feed('cpu', above(23), limits).transitions[0]?.at, 22);
+});

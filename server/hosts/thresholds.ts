@@ -1,0 +1,142 @@
+import { MINUTE } from '../checks/rollups.ts';
+
+/**
+ * Host thresholds (docs/hosts.md "Alerts"), pure: the same inputs give the same outputs, time comes in
+ * with each sample. CPU, memory, swap and temperature fail once every sample for 5 minutes was above
+ * the limit (a sample at or below it starts the wait again; a sample without the value neither counts
+ * nor resets). A disk fails at once when its fullest filesystem not ignored is at or above the limit.
+ *
+ * Recovery has a margin, so a value hovering at the limit does not flap: a failing alert recovers
+ * after two samples in a row below the limit by 5 points (by half the limit for limits under 10),
+ * e.g. below 85% for a limit of 90%. A limit turned off recovers a failing alert at the next sample.
+ */
+
+export const THRESHOLD_METRICS = ['cpu', 'memory', 'swap', 'disk', 'temperature'] as const;
+export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
+
+/** How long every sample must stay above the limit before the alert fails (a disk fails at once). */
+export const ABOVE_FOR_MS = 5 * MINUTE;
+/** Recovery waits for two samples in a row this many points below the limit. */
+export const RECOVERY_MARGIN = 5;
+
+export type ThresholdState = {
+  /** The first sample of the current spell above the limit (for a disk: when it filled). */
+  aboveSince: number | null;
+  /** Set while the alert fails. */
+  failingSince: number | null;
+  /** While failing: the latest value (the previous sample of the recovery rule). */
+  value: number | null;
+  /** While failing: what the alert said when it started failing. */
+  detail: string | null;
+};
+
+export const idleThreshold: ThresholdState = {
+  aboveSince: null,
+  failingSince: null,
+  value: null,
+  detail: null,
+};
+
+/** One sample's value of the metric; for a disk, the fullest filesystem's mount too. */
+export type Reading = { value: number | null; mount: string | null };
+
+export type ThresholdTransition =
+  | {
+      to: 'failing';
+      /** "CPU above 90% for 5 minutes (97%)", "disk / 96% full (limit 90%)". */
+      detail: string;
+      /** For an incident's title: "CPU above 90%", "disk / 96% full". */
+      summary: string;
+      /** When the value went above the limit. */
+      since: number;
+    }
+  | {
+      to: 'recovered';
+      /** "CPU at 61% (limit 90%)", "the CPU alert was turned off". */
+      detail: string;
+    };
+
+const label: Record<ThresholdMetric, string> = {
+  cpu: 'CPU',
+  memory: 'memory',
+  swap: 'swap',
+  disk: 'disk',
+  temperature: 'temperature',
+};
+
+/** A value as the alert names it: "97%", "91 °C". */
+function shown(metric: ThresholdMetric, value: number): string {
+  return metric === 'temperature' ? `${Math.round(value)} °C` : `${Math.round(value)}%`;
+}
+
+/** The value below which a failing alert may recover. */
+export function recoveryLevel(limit: number): number {
+  return limit - Math.min(RECOVERY_MARGIN, limit / 2);
+}
+
+/** The alert's word for the metric: "CPU", "memory", "disk". */
+export const thresholdLabel = (metric: ThresholdMetric) => label[metric];
+
+/** Judges one sample of one metric against its limit (null: the alert is off). */
+export function judgeThreshold(
+  metric: ThresholdMetric,
+  state: ThresholdState,
+  reading: Reading,
+  limit: number | null,
+  ts: number,
+): { state: ThresholdState; transition: ThresholdTransition | null } {
+  const failing = state.failingSince !== null;
+  if (limit === null) {
+    const transition: ThresholdTransition | null = failing
+      ? { to: 'recovered', detail: `the ${label[metric]} alert was turned off` }
+      : null;
+    return { state: idleThreshold, transition };
+  }
+  const value = reading.value;
+  if (value === null) return { state, transition: null };
+  if (failing) return judgeRecovery(metric, state, reading, value, limit);
+
+  const above = metric === 'disk' ? value >= limit : value > limit;
+  if (!above) return { state: idleThreshold, transition: null };
+  const aboveSince = state.aboveSince ?? ts;
+  if (metric !== 'disk' && ts - aboveSince < ABOVE_FOR_MS) {
+    return { state: { ...idleThreshold, aboveSince }, transition: null };
+  }
+  const { detail, summary } =
+    metric === 'disk'
+      ? diskWords(reading.mount, value, limit)
+      : {
+          detail: `${label[metric]} above ${shown(metric, limit)} for 5 minutes (${shown(metric, value)})`,
+          summary: `${label[metric]} above ${shown(metric, limit)}`,
+        };
+  return {
+    state: { aboveSince, failingSince: ts, value, detail },
+    transition: { to: 'failing', detail, summary, since: aboveSince },
+  };
+}
+
+function judgeRecovery(
+  metric: ThresholdMetric,
+  state: ThresholdState,
+  reading: Reading,
+  value: number,
+  limit: number,
+): { state: ThresholdState; transition: ThresholdTransition | null } {
+  const level = recoveryLevel(limit);
+  // Two samples in a row: this one and the one before it, kept in `value` while failing.
+  const back = value < level && state.value !== null && state.value < level;
+  if (!back) return { state: { ...state, value }, transition: null };
+  const detail =
+    metric === 'disk'
+      ? diskWords(reading.mount, value, limit).detail
+      : `${label[metric]} at ${shown(metric, value)} (limit ${shown(metric, limit)})`;
+  return { state: idleThreshold, transition: { to: 'recovered', detail } };
+}
+
+function diskWords(mount: string | null, value: number, limit: number) {
+  const disk = mount === null ? 'disk' : `disk ${mount}`;
+  return {
+    detail: `${disk} ${shown('disk', value)} full (limit ${shown('disk', limit)})`,
+    summary: `${disk} ${shown('disk', value)} full`,
+  };
+}

@@ -1,0 +1,98 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { Evidence } from '../../../protocol/incidents.ts';
+import { all, int, mapper, nullable, oneOf, text } from '../../store/rows.ts';
+import type { HostCandidate, HostEvent, Reach } from './candidates.ts';
+import { HOST_TIME } from './formula.ts';
+
+/**
+ * Likely causes from what agents saw on the incident's hosts (`host_events`): container restarts and
+ * OOM kills, systemd units failed or restarted, thresholds crossed, an agent gone silent. One query,
+ * bounded by the hosts and by time; the events become one candidate per container, unit, metric or
+ * agent, with each event as evidence.
+ */
+
+/** Events read at most: the newest, nearest the start (a container restarting every sample for hours). */
+const MAX_EVENTS = 2000;
+/** Evidence lines a candidate shows at most, the newest. */
+const MAX_EVIDENCE = 10;
+
+const hostEventKinds = ['restart', 'oom', 'unit_failed', 'unit_restart', 'threshold', 'silent'] as const;
+
+const eventRow = mapper({
+  host: text,
+  ts: int,
+  kind: oneOf(hostEventKinds),
+  subject: text,
+  service: nullable(text),
+  detail: text,
+});
+
+const groupOf: Record<HostEvent['kind'], HostCandidate['kind']> = {
+  restart: 'container',
+  oom: 'container',
+  unit_failed: 'unit',
+  unit_restart: 'unit',
+  threshold: 'host',
+  silent: 'agent',
+};
+
+export function hostCandidates(db: DatabaseSync, start: number, reach: Reach): HostCandidate[] {
+  if (reach.hosts.size === 0) return [];
+  const rows = all(
+    db,
+    `SELECT host, ts, kind, subject, service, detail FROM host_events
+      WHERE host IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts <= ?
+      ORDER BY ts DESC, id DESC LIMIT ${MAX_EVENTS}`,
+    eventRow,
+    JSON.stringify([...reach.hosts.keys()]),
+    start - HOST_TIME.window,
+    start,
+  );
+  const byThing = new Map<string, HostCandidate>();
+  for (const r of rows.reverse()) {
+    const kind = groupOf[r.kind];
+    const key = `${kind}\0${r.host}\0${r.subject}`;
+    let candidate = byThing.get(key);
+    if (!candidate) {
+      candidate = { kind, host: r.host, subject: r.subject, service: r.service, events: [] };
+      byThing.set(key, candidate);
+    }
+    candidate.events.push({ ts: r.ts, kind: r.kind, detail: r.detail });
+  }
+  return [...byThing.values()];
+}
+
+/** A host candidate in words: its title and evidence. */
+export function hostFacts(c: HostCandidate): { title: string; evidence: Evidence[] } {
+  const where = c.kind === 'host' || c.kind === 'agent' ? c.host : `${c.subject} on ${c.host}`;
+  const evidence = c.events.slice(-MAX_EVIDENCE).map((e) => ({
+    what: `${where}: ${e.detail}`,
+    ts: e.ts,
+    by: null,
+    url: null,
+  }));
+  return { title: titleOf(c, where), evidence };
+}
+
+function titleOf(c: HostCandidate, where: string): string {
+  const count = (kind: HostEvent['kind']) => c.events.filter((e) => e.kind === kind).length;
+  const times = (n: number) => (n > 1 ? ` ${n} times` : '');
+  switch (c.kind) {
+    case 'container': {
+      const oom = count('oom');
+      return oom > 0
+        ? `${where} killed for memory${times(oom)}`
+        : `${where} restarted${times(count('restart'))}`;
+    }
+    case 'unit': {
+      const failed = count('unit_failed');
+      return failed > 0
+        ? `${where} failed${times(failed)}`
+        : `${where} restarted${times(count('unit_restart'))}`;
+    }
+    case 'host':
+      return `${where}: ${c.events.at(-1)!.detail}`;
+    case 'agent':
+      return `The agent on ${c.host} went silent`;
+  }
+}

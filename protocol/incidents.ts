@@ -2,7 +2,6 @@
  * Incident reads (SPEC `GET /api/v1/incidents`, `/incidents/{id}`, docs/incidents.md): shared by the
  * server's builders, the panel and the tests.
  */
-import type { IncidentHost } from './hosts.ts';
 import type { Delivery } from './notify.ts';
 import type { CheckStatus, Series } from './reads.ts';
 
@@ -107,9 +106,7 @@ export type IncidentsList = { incidents: IncidentSummary[] };
 export type IncidentChecks = { check: string; name: string; service: string; series: Series }[];
 
 /** `GET /api/v1/incidents/{id}`. */
-export type IncidentRead = Omit<IncidentSummary, 'hosts'> & {
-  /** Its hosts around the start: CPU, memory, the largest containers and units, the agent's log lines. */
-  hosts: IncidentHost[];
+export type IncidentRead = IncidentSummary & {
   alerts: IncidentAlert[];
   causes: Cause[];
   timeline: TimelineRow[];

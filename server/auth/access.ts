@@ -114,15 +114,6 @@ export const accessTable = {
   'DELETE /api/v1/channels/:name': 'write',
   'POST /api/v1/channels/:name/test': 'write',
   'GET /api/v1/settings': 'read',
-  // Hosts
-  'GET /api/v1/hosts': 'read',
-  'POST /api/v1/hosts': 'write',
-  'GET /api/v1/hosts/:name': 'read',
-  'PUT /api/v1/hosts/:name/alerts': 'write',
-  'GET /api/v1/hosts/:name/containers/:item': 'read',
-  'GET /api/v1/hosts/:name/units/:item': 'read',
-  'POST /api/v1/discovered/dismiss': 'write',
-  'POST /api/v1/discovered/monitor': 'write',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

@@ -8,7 +8,6 @@ import type {
 } from '../../protocol/incidents.ts';
 import type { CheckStatus } from '../../protocol/reads.ts';
 import { HOUR, readSeries } from '../checks/rollups.ts';
-import { incidentHosts } from '../hosts/stand-ins.ts';
 import { deliveriesOf } from '../notify/deliveries.ts';
 import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
@@ -97,7 +96,6 @@ export function readIncident(
   return {
     ...summary(incident, alerts, graph),
     topCause: causes[0] ?? null,
-    hosts: incidentHosts(db, scope.hosts, incident.startedAt, end, now),
     alerts: alerts.map((a) => alertRead(a, statusOf)),
     causes,
     // Deploys and changes until its end (inclusive), or until now while it is open.

@@ -19,6 +19,8 @@ const IncidentPage = lazy(() => import('../features/incidents/IncidentPage.tsx')
 const Channels = lazy(() => import('../features/notifications/Channels.tsx'));
 const Windows = lazy(() => import('../features/windows/Windows.tsx'));
 const Watchdog = lazy(() => import('../features/watchdog/Watchdog.tsx'));
+const HostsList = lazy(() => import('../features/hosts/HostsList.tsx'));
+const HostPage = lazy(() => import('../features/hosts/HostPage.tsx'));
 
 export function App() {
   const auth = useAuth();
@@ -66,6 +68,8 @@ const routes: [string, (p: Record<string, string>) => JSX.Element][] = [
   ['/checks/:id', (p) => <CheckPage id={p.id!} />],
   ['/incidents', () => <IncidentsList />],
   ['/incidents/:id', (p) => <IncidentPage id={p.id!} />],
+  ['/hosts', () => <HostsList />],
+  ['/hosts/:name', (p) => <HostPage name={p.name!} />],
   ['/settings', () => <Channels />],
   ['/settings/channels', () => <Channels />],
   ['/settings/windows', () => <Windows />],

@@ -53,6 +53,7 @@ export function Layout({ user, children }: Props) {
             path === '/' || path.startsWith('/services') || path.startsWith('/checks'),
           )}
           {navLink('/incidents', 'Incidents', path.startsWith('/incidents'))}
+          {navLink('/hosts', 'Hosts', path.startsWith('/hosts'))}
           {navLink('/settings/channels', 'Settings', path.startsWith('/settings'))}
           {admin ? navLink('/users', 'Users', path === '/users') : null}
           {admin ? navLink('/tokens', 'Tokens', path === '/tokens') : null}

@@ -2,10 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   durationText,
+  formatBytes,
+  formatCpu,
   formatDate,
   formatDuration,
   formatLatency,
   formatPercent,
+  formatRate,
   formatRelative,
   formatTime,
   formatWhen,
@@ -97,4 +100,25 @@ test('UTC times in a detail show in the local time zone; other text stays', () =
   assert.equal(localTimes('started at 2026-01-01T01:00Z.'), `started at ${formatTime(at)}.`);
   assert.equal(localTimes('500 Internal Server Error'), '500 Internal Server Error');
   assert.equal(localTimes('build 2026-01-01T01:00:00'), 'build 2026-01-01T01:00:00', 'no zone: not UTC');
+});
+
+test('bytes in binary units, one decimal under 10; rates per second', () => {
+  assert.equal(formatBytes(0), '0 B');
+  assert.equal(formatBytes(512), '512 B');
+  assert.equal(formatBytes(1536), '1.5 KiB');
+  assert.equal(formatBytes(1024), '1 KiB', 'no trailing .0');
+  assert.equal(formatBytes(12.4 * 1024 * 1024), '12 MiB');
+  assert.equal(formatBytes(3.84 * 1024 ** 3), '3.8 GiB');
+  assert.equal(formatBytes(2 * 1024 ** 4), '2 TiB');
+  assert.equal(formatBytes(null), '–');
+  assert.equal(formatRate(1.5 * 1024 * 1024), '1.5 MiB/s');
+  assert.equal(formatRate(undefined), '–');
+});
+
+test('CPU of one core passes 100% on a process using several', () => {
+  assert.equal(formatCpu(0.42), '0.4%');
+  assert.equal(formatCpu(3), '3%');
+  assert.equal(formatCpu(37.4), '37%');
+  assert.equal(formatCpu(250), '250%');
+  assert.equal(formatCpu(null), '–');
 });

@@ -60,6 +60,32 @@ export function formatPercent(value: number | null | undefined): string {
   return `${value.toFixed(digits).replace(/\.?0+$/, '')}%`;
 }
 
+/** CPU as percent of one core, which passes 100 on a process using several: 0.4%, 37%, 250%. */
+export function formatCpu(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '–';
+  return `${value < 10 ? value.toFixed(1).replace(/\.0$/, '') : Math.round(value)}%`;
+}
+
+const byteUnits = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+/** 512 B, 1.5 KiB, 12 MiB, 3.8 GiB: binary units, one decimal under 10. */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '–';
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < byteUnits.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const digits = unit === 0 || value >= 10 ? 0 : 1;
+  return `${value.toFixed(digits).replace(/\.0$/, '')} ${byteUnits[unit]}`;
+}
+
+/** Bytes per second: 1.5 MiB/s. */
+export function formatRate(bytesPerSecond: number | null | undefined): string {
+  return bytesPerSecond === null || bytesPerSecond === undefined ? '–' : `${formatBytes(bytesPerSecond)}/s`;
+}
+
 /** Parses "90s", "5m", "1h 30m", "2d", "1500ms" or a bare number of seconds into milliseconds. */
 export function parseDuration(text: string): number | null {
   const trimmed = text.trim().toLowerCase();

@@ -13,6 +13,8 @@ import { newWindowHref } from '../windows/model.ts';
 import { Causes } from './Causes.tsx';
 import { Deliveries } from './Deliveries.tsx';
 import { durationText } from './describe.ts';
+import { hostNames, hostViews } from './hosts.ts';
+import { IncidentHosts } from './IncidentHosts.tsx';
 import { useAcknowledge, useIncident } from './queries.ts';
 import { Timeline } from './Timeline.tsx';
 import './incidents.css';
@@ -38,6 +40,7 @@ export default function IncidentPage({ id }: { id: string }) {
   if (incident.isError) return <ReadError error={incident.error} />;
   const i = incident.data;
   const open = i.state === 'open';
+  const hosts = hostNames(i.hosts);
 
   return (
     <>
@@ -60,7 +63,13 @@ export default function IncidentPage({ id }: { id: string }) {
                 <Link href={`/services/${enc(s)}`}>{s}</Link>
               </span>
             ))}
-            {i.hosts.length > 0 ? ` · hosts ${i.hosts.map((h) => h.name).join(', ')}` : ''}
+            {hosts.length > 0 ? `${i.services.length > 0 ? ' · ' : ''}hosts ` : ''}
+            {hosts.map((h, n) => (
+              <span key={h}>
+                {n > 0 ? ', ' : ''}
+                <Link href={`/hosts/${enc(h)}`}>{h}</Link>
+              </span>
+            ))}
           </p>
           {i.inMaintenance ? (
             <p className="sub">Opened during a maintenance window: nobody was notified.</p>
@@ -168,6 +177,8 @@ export default function IncidentPage({ id }: { id: string }) {
           </div>
         </section>
       ) : null}
+
+      <IncidentHosts hosts={hostViews(i.hosts)} startedAt={i.startedAt} />
 
       <Deliveries deliveries={i.deliveries} />
 

@@ -1,0 +1,49 @@
+import type { AddedHost } from '../../../../protocol/hosts.ts';
+import { CopyField } from '../../components/Copy.tsx';
+import { useFocusOnMount } from '../../lib/focus.ts';
+
+/**
+ * A host's new token and install commands, shown once: they live only in the state of the screen that
+ * asked for them, so a reload or another page forgets them.
+ */
+export function Installed({ added, onDone }: { added: AddedHost; onDone: () => void }) {
+  const heading = useFocusOnMount<HTMLHeadingElement>();
+  return (
+    <section className="secret-once installed" aria-labelledby="installed-title" data-testid="installed">
+      <h2 id="installed-title" ref={heading} tabIndex={-1}>
+        {added.replaced ? `New token for ${added.name}` : `${added.name} added`}
+      </h2>
+      <p>
+        <strong>Copy the token and an install command now: they will not be shown again.</strong> mon keeps
+        only a hash of the token. If you lose it, make a new token on the host's page.
+        {added.replaced
+          ? ` The old token of ${added.name} has stopped working: its agent is refused until it runs with this one.`
+          : ''}
+      </p>
+      <h3>Token</h3>
+      <p className="muted small">
+        The agent's <code>MON_TOKEN</code>; the commands below already hold it.
+      </p>
+      <CopyField value={added.token} label="Host token" />
+      <h3>Docker</h3>
+      <p className="muted small">
+        Runs the agent in a container, with the host's root and the container runtime socket mounted
+        read-only.
+      </p>
+      <CopyField value={added.install.docker} label="Docker command" multiline />
+      <h3>systemd</h3>
+      <p className="muted small">
+        Needs Node on the host: fetches the agent as one file from <code>{added.agentUrl}</code> and runs it
+        as a systemd service.
+      </p>
+      <CopyField value={added.install.systemd} label="systemd install" multiline />
+      <p className="muted small">
+        The agent only connects out to this server; the host needs no open port. It appears as connected
+        within 15 seconds of starting.
+      </p>
+      <button type="button" onClick={onDone}>
+        Done: I have copied what I need
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,91 @@
+import type { AgentCapability } from '../../../../protocol/agent.ts';
+import type { AgentInfo, CheckConflict, HostAlertNow, HostAlerts } from '../../../../protocol/hosts.ts';
+import { formatRelative, formatWhen } from '../../lib/format.ts';
+
+/** Words for a host's agent: connected, silent since when, or not connected yet. */
+export function agentStateOf(agent: AgentInfo | null): {
+  state: 'connected' | 'silent' | 'none';
+  label: string;
+  detail: string;
+} {
+  if (!agent) return { state: 'none', label: 'No agent yet', detail: 'its agent has never connected' };
+  if (agent.connected)
+    return { state: 'connected', label: 'Connected', detail: `last frame ${formatRelative(agent.lastSeen)}` };
+  return {
+    state: 'silent',
+    label: 'Silent',
+    detail: `silent since ${formatWhen(agent.lastSeen)} (${formatRelative(agent.lastSeen)})`,
+  };
+}
+
+/** What each capability of this server lets an agent run (the Record names every one of them). */
+const capabilityWords: Record<AgentCapability, string> = {
+  ping: 'ping checks',
+  headers: 'checks with request headers',
+};
+// Not `agentCapabilities` itself: protocol/agent.ts brings zod into the panel.
+const capabilities = Object.keys(capabilityWords) as AgentCapability[];
+
+/**
+ * "Update the agent" when it lacks what this server can give agents (SPEC Check behavior 4): such checks
+ * are not given to it, and each says why in its detail. Null when it is current, or never connected.
+ */
+export function outdatedNote(agent: AgentInfo | null): string | null {
+  if (!agent) return null;
+  const missing = capabilities.filter((c) => !agent.capabilities.includes(c));
+  if (missing.length === 0) return null;
+  return `The agent on this host (version ${agent.version}) is too old for ${missing
+    .map((c) => capabilityWords[c])
+    .join(
+      ' and ',
+    )}: update it. Until then such checks from this host stay unknown, and their detail says why.`;
+}
+
+/** Why a command check of the host's checks.toml was not taken (`checkConflicts`). */
+export function conflictText(c: CheckConflict): string {
+  switch (c.with) {
+    case 'file':
+      return `${c.name}: a check of mon.toml has this name, so the agent's check is not used. Rename one of them.`;
+    case 'panel':
+      return `${c.name}: a check made in the panel has this name, so the agent's check is not used. Rename or delete one of them.`;
+    case 'host':
+      return `${c.name}: the checks.toml of ${c.host ?? 'another host'} declared this name first, so this host's check is not used. Rename one of them.`;
+    case 'free':
+      return `${c.name}: the name is free again; the check is added when the agent next declares its checks (within an hour, or at its restart).`;
+  }
+}
+
+/** Host alert metrics in words, for the alerting list. */
+export const metricWords: Record<HostAlertNow['metric'], string> = {
+  cpu: 'CPU',
+  memory: 'Memory',
+  swap: 'Swap',
+  disk: 'Disk',
+  temperature: 'Temperature',
+  container: 'Container',
+  agent: 'Agent',
+};
+
+/** The five thresholds, in the order the form shows them, with their words and unit. */
+export const thresholdFields = [
+  { key: 'cpu', label: 'CPU', unit: '%', max: 100 },
+  { key: 'memory', label: 'Memory', unit: '%', max: 100 },
+  { key: 'swap', label: 'Swap', unit: '%', max: 100 },
+  { key: 'disk', label: 'Disk', unit: '%', max: 100 },
+  { key: 'temperature', label: 'Temperature', unit: '°C', max: 150 },
+] as const satisfies readonly { key: keyof HostAlerts; label: string; unit: string; max: number }[];
+
+/** A threshold in words: "above 90%", or "off". */
+export function thresholdText(value: number | null, unit: string): string {
+  return value === null ? 'off' : `above ${value}${unit === '%' ? '%' : ` ${unit}`}`;
+}
+
+/** `ignoreMounts` as typed: mount paths separated by spaces, commas or new lines. */
+export function mountsOf(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+}
+
+/** The name a discovered item's service gets by default: a unit's without `.service`. */
+export function serviceNameFor(item: { kind: 'container' | 'unit'; name: string }): string {
+  return item.kind === 'unit' ? item.name.replace(/\.service$/, '') : item.name;
+}

@@ -1,6 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
 import type { SampleFrame } from '../../protocol/agent.ts';
-import type { HostAlerts } from '../../protocol/hosts.ts';
 import type { LiveConfig } from '../config/service.ts';
 import type { DomainEvent } from '../events.ts';
 import { int, mapper, nullable, one } from '../store/rows.ts';
@@ -8,11 +6,9 @@ import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
 import { recordImageChange } from './agent-deploys.ts';
 import { alertsInForce, applyHostAlerts } from './alerting.ts';
-import { defaultHostAlerts } from './config.ts';
 import { applyItems, insertHostEvents } from './items.ts';
 import type { Membership } from './membership.ts';
 import { addHostSample, hostMetricsOf } from './rollups.ts';
-import { getHost } from './store.ts';
 
 /**
  * A sample dated this far ahead of the server's clock is left out: its host's clock is wrong, and

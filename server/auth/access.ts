@@ -59,6 +59,8 @@ export const accessTable = {
   'POST /api/deploys': 'deploy',
   'POST /api/changes': 'deploy',
   'POST /hooks/codehost': 'hmac',
+  // The one-file agent the install commands fetch
+  'GET /agent/v1/agent.mjs': 'none',
   // Accounts
   'GET /api/v1/auth': 'none',
   'POST /api/v1/auth/setup': 'setup',

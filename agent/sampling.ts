@@ -1,11 +1,8 @@
 import type { ContainerSample, SampleFrame, UnitSample } from '../protocol/agent.ts';
+import { createHostSampler } from './collectors/index.ts';
+import { createContainerReader, defaultDockerSocket } from './docker.ts';
 import type { AgentLog } from './log.ts';
-import {
-  createContainerReader,
-  createHostSampler,
-  createUnitReader,
-  defaultDockerSocket,
-} from './stand-ins.ts';
+import { createUnitReader } from './systemd.ts';
 
 /** What a sample is made of: the host's part, its containers and its systemd units. */
 export type SampleReaders = {

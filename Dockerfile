@@ -12,8 +12,9 @@ COPY panel/package.json panel/
 # registry lacks other platforms' optional binaries. Scripts are skipped: the image has Node 24.
 RUN npm install --no-audit --no-fund --ignore-scripts
 COPY . .
-# The image's own Node builds the panel (the pinned `node` package was not set up without scripts).
-RUN node panel/postinstall.mjs && npm prune --omit=dev --no-audit --no-fund --ignore-scripts
+# The image's own Node builds the panel and the one-file agent (the pinned `node` package was not set
+# up without scripts).
+RUN node panel/postinstall.mjs && node agent/postinstall.mjs && npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24-bookworm-slim
 # ping for ping checks; tini reaps the ping processes and forwards signals.

@@ -61,6 +61,8 @@ export const accessTable = {
   'POST /hooks/codehost': 'hmac',
   'POST /agent/v1/frames': 'host',
   'GET /agent/v1/poll': 'host',
+  // The one-file agent the install commands fetch
+  'GET /agent/v1/agent.mjs': 'none',
   // Accounts
   'GET /api/v1/auth': 'none',
   'POST /api/v1/auth/setup': 'setup',

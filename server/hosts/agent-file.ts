@@ -1,5 +1,56 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
+import { AGENT_FILE, buildAgent } from '../../agent/build.ts';
 import type { Deps } from '../deps.ts';
+import { unavailable } from '../problem.ts';
 
-/** `GET /agent/v1/agent.mjs`: the agent as one self-contained file, for the install commands. */
-export function registerAgentFile(_app: FastifyInstance, _deps: Deps): void {}
+/**
+ * `GET /agent/v1/agent.mjs`: the agent as one self-contained file (agent/build.ts), which the install
+ * commands fetch. Anyone may fetch it: it holds no secret. Built by `npm install`; when the file is
+ * missing the first request builds it (later ones wait for that build). Kept in memory, read again
+ * when the file changes; an ETag lets a host skip a download it has.
+ */
+export function registerAgentFile(
+  app: FastifyInstance,
+  deps: Deps,
+  options: { file?: string; build?: (file: string) => Promise<unknown> } = {},
+): void {
+  const file = options.file ?? AGENT_FILE;
+  const build = options.build ?? buildAgent;
+  let kept: { mtimeMs: number; size: number; body: Buffer; etag: string } | null = null;
+  let building: Promise<unknown> | null = null;
+
+  const current = async () => {
+    let info = await stat(file).catch(() => null);
+    if (!info) {
+      building ??= build(file).finally(() => {
+        building = null;
+      });
+      try {
+        await building;
+        info = await stat(file);
+      } catch (error) {
+        deps.log.error('cannot build the agent file', { file, error: String(error) });
+        throw unavailable(
+          60,
+          'the agent file is not built and cannot be built here: run npm install (with dev dependencies) on the server',
+        );
+      }
+    }
+    if (!kept || kept.mtimeMs !== info.mtimeMs || kept.size !== info.size) {
+      const body = await readFile(file);
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+      kept = { mtimeMs: info.mtimeMs, size: info.size, body, etag };
+    }
+    return kept;
+  };
+
+  app.get('/agent/v1/agent.mjs', async (request, reply) => {
+    const agent = await current();
+    reply.header('etag', agent.etag).header('cache-control', 'no-cache');
+    const tags = (request.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim());
+    if (tags.includes(agent.etag) || tags.includes('*')) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(agent.body);
+  });
+}

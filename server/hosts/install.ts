@@ -1,7 +1,117 @@
-/** The install commands `POST /api/v1/hosts` answers once: a `docker run` line and a systemd install. */
-export function installCommands(_input: { serverUrl: string; token: string; hostName: string }): {
+/**
+ * The install commands `POST /api/v1/hosts` answers once, with the new token in them (docs/agent.md,
+ * "Installing"): a `docker run` line and a shell snippet that installs a systemd unit. Both fetch the
+ * agent as one file from the server (`GET /agent/v1/agent.mjs`) with Node's own `fetch`, which verifies
+ * the server's certificate; the host needs Node or Docker and nothing else. Every value is
+ * shell-quoted: the server address comes from configuration.
+ */
+export function installCommands(input: { serverUrl: string; token: string; hostName: string }): {
   docker: string;
   systemd: string;
 } {
-  return { docker: '', systemd: '' };
+  const server = serverAddress(input.serverUrl);
+  return {
+    docker: dockerCommand(server, input.token),
+    systemd: systemdSnippet(server, input.token, input.hostName),
+  };
+}
+
+const AGENT_PATH = '/agent/v1/agent.mjs';
+const STATE_DIR = '/var/lib/mon-agent';
+
+/**
+ * Node code that downloads the agent file from `$MON_SERVER` into the path it is given, whole or not at
+ * all (written beside it, then renamed), and fails on any answer but 200. Written without `'`, `$` or
+ * backticks so that it sits inside shell quotes as it is.
+ */
+const download = [
+  `const f=process.argv[1];`,
+  `fetch(process.env.MON_SERVER+"${AGENT_PATH}")`,
+  `.then(r=>{if(!r.ok)throw new Error("HTTP "+r.status+" from "+r.url);return r.arrayBuffer()})`,
+  `.then(b=>{const fs=require("fs");fs.writeFileSync(f+".new",Buffer.from(b));fs.renameSync(f+".new",f)})`,
+  `.catch(e=>{console.error("mon: cannot download the agent: "+e.message);process.exit(1)})`,
+].join('');
+
+/**
+ * `docker run`: host network and PID namespace (the host's network cards and processes), the host's
+ * root read-only at /host, the container runtime's socket read-only, a volume for the spool. The
+ * container downloads the agent into the volume at each start and runs it; when the server cannot be
+ * reached then, it runs the copy of the last start, which keeps samples in the spool until the server
+ * is back.
+ */
+function dockerCommand(server: string, token: string): string {
+  const script =
+    `f="\${MON_STATE_DIR:-${STATE_DIR}}/mon-agent.mjs"; ` +
+    `node -e "${download.replaceAll('"', '\\"')}" "$f" || test -f "$f" && exec node "$f"`;
+  return [
+    'docker run -d --name mon-agent --restart unless-stopped --network host --pid host',
+    `-v /:/host:ro -v /var/run/docker.sock:/var/run/docker.sock:ro -v mon-agent:${STATE_DIR}`,
+    `-e MON_SERVER=${shellQuote(server)} -e MON_TOKEN=${shellQuote(token)} -e MON_HOST_ROOT=/host`,
+    `node:24-alpine sh -c ${shellQuote(script)}`,
+  ].join(' ');
+}
+
+/**
+ * A shell snippet to run as root on the host: checks for Node 20 or later, writes the settings with
+ * the token to /etc/mon-agent/env (0600), downloads the agent to /usr/local/lib/mon-agent/mon-agent.mjs,
+ * installs mon-agent.service and starts it (restarts it when it ran before, e.g. with an older token).
+ */
+function systemdSnippet(server: string, token: string, hostName: string): string {
+  const name = hostName.replace(/[^\p{L}\p{N}\p{P}\p{S} ]/gu, '?');
+  const file = '/usr/local/lib/mon-agent/mon-agent.mjs';
+  return `# mon agent for the host ${name}: run as root on that host (it needs Node.js 20 or later).
+set -eu
+node_bin=$(command -v node) || { echo 'mon: Node.js 20 or later is needed: node is not on the PATH' >&2; exit 1; }
+"$node_bin" -e 'if (Number(process.versions.node.split(".")[0]) < 20) { console.error("mon: Node.js 20 or later is needed, this is " + process.version); process.exit(1) }'
+umask 077
+mkdir -p /etc/mon-agent /usr/local/lib/mon-agent ${STATE_DIR}
+cat > /etc/mon-agent/env <<'MON_ENV'
+MON_SERVER=${envFileValue(server)}
+MON_TOKEN=${envFileValue(token)}
+MON_ENV
+chmod 600 /etc/mon-agent/env
+MON_SERVER=${shellQuote(server)} "$node_bin" -e '${download}' ${file}
+chmod 755 /usr/local/lib/mon-agent
+chmod 644 ${file}
+cat > /etc/systemd/system/mon-agent.service <<MON_UNIT
+[Unit]
+Description=mon agent
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+EnvironmentFile=/etc/mon-agent/env
+Environment=MON_STATE_DIR=${STATE_DIR}
+ExecStart=$node_bin ${file}
+Restart=always
+RestartSec=10
+
+[Install]
+WantedBy=multi-user.target
+MON_UNIT
+chmod 644 /etc/systemd/system/mon-agent.service
+systemctl daemon-reload
+if systemctl is-active --quiet mon-agent.service; then systemctl restart mon-agent.service; fi
+systemctl enable --now mon-agent.service
+`;
+}
+
+/** The server's address as a URL serializes it (no spaces or line breaks), without a trailing slash. */
+function serverAddress(text: string): string {
+  return new URL(text).href.replace(/\/+$/, '');
+}
+
+/** One shell word that is exactly `value`: single quotes, with `'` written as `'\''`. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A value for a systemd environment file that is also a shell word (the file follows shell quoting
+ * without expansion): single-quoted, or double-quoted with `\`, `"`, `$` and backticks escaped when the
+ * value holds a single quote (systemd does not join `'…'\''…'`).
+ */
+export function envFileValue(value: string): string {
+  if (!value.includes("'")) return `'${value}'`;
+  return `"${value.replace(/[\\"$`]/g, (c) => `\\${c}`)}"`;
 }

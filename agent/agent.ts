@@ -1,0 +1,221 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  AGENT_PROTOCOL,
+  agentCapabilities,
+  type DeclaredCheck,
+  type PollAnswer,
+  SAMPLE_EVERY_MS,
+} from '../protocol/agent.ts';
+import type { Clock, TimerHandle } from '../server/clock.ts';
+import { createCheckRunner } from './checks.ts';
+import { declarationOf, readChecksFile } from './checks-file.ts';
+import { helloFrame } from './hello.ts';
+import type { AgentLog } from './log.ts';
+import { createOutbox } from './outbox.ts';
+import { createSampler, type SampleReaders } from './sampling.ts';
+import type { Settings } from './settings.ts';
+import { openSpool, type Spool } from './spool.ts';
+import { createTransport, type PollResult } from './transport.ts';
+
+/**
+ * The running agent: a hello and the declaration of checks.toml, a sample every 15 s (or what the
+ * server's poll says) sent with the check runs and log lines of the interval, and the long poll that
+ * says which checks to run. Everything waits in the spool until the server has it.
+ */
+export type RunningAgent = { stop(): Promise<void> };
+
+/** Hello and the declaration are sent again this often. */
+const RESEND_EVERY_MS = 3_600_000;
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+/** Polls that come back at once with the same assignment are this far apart at least. */
+const MIN_POLL_GAP_MS = 1000;
+/** The shortest sampling interval a server may ask for. */
+const MIN_SAMPLE_EVERY_MS = 100;
+
+export class StateDirError extends Error {
+  override name = 'StateDirError';
+}
+
+export async function startAgent(options: {
+  settings: Settings;
+  version: string;
+  log: AgentLog;
+  clock: Clock;
+  readers: SampleReaders & { socketPath: string };
+  /** The environment command checks run with. */
+  commandEnv: NodeJS.ProcessEnv;
+}): Promise<RunningAgent> {
+  const { settings, version, log, clock } = options;
+  let spool: Spool;
+  try {
+    // Made 0700 when missing; an existing directory keeps its mode (it may be shared): the spool
+    // directory inside it is the agent's own, and 0700.
+    await mkdir(settings.stateDir, { recursive: true, mode: 0o700 });
+    spool = await openSpool(join(settings.stateDir, 'spool'), {
+      now: () => clock.now(),
+      onDrop: (count, total) =>
+        log.warn(
+          `the spool is full: dropped the ${count} oldest waiting batch(es) (${total} since the agent started)`,
+        ),
+    });
+  } catch (error) {
+    throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
+  }
+  const waiting = spool.size();
+  if (waiting.files > 0) log.info(`${waiting.files} batch(es) from before wait in the spool`);
+  const transport = createTransport({
+    server: settings.server,
+    token: settings.token,
+    ca: settings.ca,
+    userAgent: `mon-agent/${version}`,
+  });
+  const outbox = createOutbox({ spool, transport, log, clock });
+  const runner = createCheckRunner({
+    clock,
+    log,
+    onRun: (frame) => outbox.add(frame),
+    commandEnv: options.commandEnv,
+  });
+  const sample = createSampler(options.readers, log, { socketPath: options.readers.socketPath });
+
+  const checksFile = await readChecksFile(settings.checksFile);
+  let host: string | null = null;
+  let declared: DeclaredCheck[] = [];
+  let sampleEveryMs = SAMPLE_EVERY_MS;
+  let stopped = false;
+  const timers: { sample: TimerHandle | null; resend: TimerHandle | null; poll: TimerHandle | null } = {
+    sample: null,
+    resend: null,
+    poll: null,
+  };
+  const pollAbort = new AbortController();
+
+  const declare = () => {
+    if (host === null) return;
+    const declaration = declarationOf(checksFile, host);
+    declared = declaration.checks;
+    outbox.add({ kind: 'declare', ts: clock.now(), ...declaration });
+    // Sent now, not with the next sample: the server gives the command checks their ids in return.
+    void outbox.flush();
+  };
+
+  const resend = async () => {
+    timers.resend = clock.setTimeout(() => void resend(), RESEND_EVERY_MS);
+    outbox.add(await helloFrame(settings.hostRoot, clock.now(), version));
+    declare();
+  };
+
+  let sampling = false;
+  const tick = async () => {
+    timers.sample = clock.setTimeout(() => void tick(), sampleEveryMs);
+    // A sample still being taken (a slow container runtime) makes this one skip, not pile up.
+    if (sampling) return;
+    sampling = true;
+    try {
+      const frame = await sample(clock.now());
+      if (stopped) return;
+      outbox.add(frame);
+      const lines = log.takeNew();
+      if (lines.length > 0) outbox.add({ kind: 'log', lines });
+      await outbox.flush();
+    } finally {
+      sampling = false;
+    }
+  };
+
+  const apply = (answer: PollAnswer) => {
+    if (answer.protocol !== AGENT_PROTOCOL && host === null) {
+      log.warn(
+        `the server speaks agent protocol ${answer.protocol}, this agent ${AGENT_PROTOCOL}: update one of them`,
+      );
+    }
+    if (answer.host !== host) {
+      const first = host === null;
+      host = answer.host;
+      log.info(`${first ? 'connected' : 'renamed'}: the server knows this host as ${host}`);
+      declare();
+    }
+    const every = Math.max(MIN_SAMPLE_EVERY_MS, answer.settings.sampleEveryMs);
+    if (every !== sampleEveryMs) {
+      sampleEveryMs = every;
+      if (timers.sample) clock.clearTimeout(timers.sample);
+      timers.sample = clock.setTimeout(() => void tick(), sampleEveryMs);
+    }
+    runner.assign(answer, declared);
+  };
+
+  let assignment = '';
+  let pollFailures = 0;
+  let pollFailing: string | null = null;
+  const poll = async () => {
+    timers.poll = null;
+    if (stopped) return;
+    const asked = clock.now();
+    const result = await transport.poll(
+      { assignment, version, protocol: AGENT_PROTOCOL, capabilities: agentCapabilities },
+      pollAbort.signal,
+    );
+    if (stopped) return;
+    if (result.kind === 'answer') {
+      if (pollFailing) log.info('the server answers the poll again');
+      pollFailing = null;
+      pollFailures = 0;
+      // The server holds a poll while nothing changes; one that answers the same at once is not
+      // asked again at once.
+      const again = result.answer.assignment === assignment && clock.now() - asked < MIN_POLL_GAP_MS;
+      assignment = result.answer.assignment;
+      apply(result.answer);
+      outbox.retryNow();
+      if (again) timers.poll = clock.setTimeout(() => void poll(), MIN_POLL_GAP_MS);
+      else void poll();
+      return;
+    }
+    reportPoll(result);
+    const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** pollFailures, MAX_BACKOFF_MS);
+    pollFailures++;
+    const retryAfter = result.kind === 'busy' ? result.retryAfterMs : null;
+    timers.poll = clock.setTimeout(() => void poll(), retryAfter ?? backoff);
+  };
+  const reportPoll = (result: Exclude<PollResult, { kind: 'answer' }>) => {
+    const kind = result.kind === 'failed' ? `failed:${result.detail}` : `${result.kind}:${result.status}`;
+    if (kind === pollFailing) return;
+    pollFailing = kind;
+    if (result.kind === 'refused') log.error(`the server refused the token (${result.status}) on the poll`);
+    else if (result.kind === 'failed') log.warn(`the poll failed (${result.detail})`);
+    else if (result.kind === 'busy') log.warn(`the server is busy (${result.status}) on the poll`);
+    else
+      log.error(
+        `the server refused the poll as bad (${result.status}${result.detail ? `: ${result.detail}` : ''})`,
+      );
+  };
+
+  log.info(
+    `mon agent ${version} starting: server ${settings.server.origin}${settings.server.pathname}, host root ${settings.hostRoot}, ` +
+      `${checksFile.checks.length} command check(s) in ${settings.checksFile}`,
+  );
+  for (const problem of checksFile.problems) log.warn(`checks.toml: ${problem.text}`);
+  await resend();
+  await tick();
+  void poll();
+
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const timer of Object.values(timers)) if (timer) clock.clearTimeout(timer);
+      pollAbort.abort();
+      runner.stop();
+      log.info('stopping');
+      const lines = log.takeNew();
+      if (lines.length > 0) outbox.add({ kind: 'log', lines });
+      await outbox.stop();
+      transport.close();
+    },
+  };
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
+}

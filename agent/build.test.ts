@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { tempDir, within } from '../server/testing.ts';
+import { buildAgent } from './build.ts';
+import { startAgentProcess, startStandInServer, testToken } from './fixtures/stand-in-server.ts';
+import packageJson from './package.json' with { type: 'json' };
+
+/**
+ * The promise of the one-file agent: a host needs nothing but Node. The bundle is copied alone into an
+ * empty directory (no node_modules anywhere above it) and run there with the system's Node 20 when it
+ * has one (/usr/bin/node), the oldest Node the agent supports.
+ */
+const systemNode = (() => {
+  const run = existsSync('/usr/bin/node')
+    ? spawnSync('/usr/bin/node', ['--version'], { encoding: 'utf8' })
+    : null;
+  const major = Number(/^v(\d+)\./.exec(run?.stdout ?? '')?.[1] ?? 0);
+  return major >= 20 ? '/usr/bin/node' : process.execPath;
+})();
+
+let built: { dir: string; remove: () => void };
+let file = '';
+before(async () => {
+  built = tempDir('mon-agent-build-');
+  const bundled = await buildAgent(join(built.dir, 'build/mon-agent.mjs'));
+  // Alone in an empty directory.
+  file = join(built.dir, 'mon-agent.mjs');
+  copyFileSync(bundled.file, file);
+});
+after(() => built.remove());
+
+test('the build is one file with every import inlined but Node built-ins', () => {
+  assert.deepEqual(readdirSync(join(built.dir, 'build')), ['mon-agent.mjs']);
+  const code = readFileSync(file, 'utf8');
+  assert.match(code, /^#!\/usr\/bin\/env node\n/);
+  const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+  assert.ok(imports.length > 0);
+  for (const name of imports) assert.match(name, /^node:/, `${name} would need an install on the host`);
+});
+
+test(`the bundle runs alone with ${systemNode}: --version`, () => {
+  const run = spawnSync(systemNode, [file, '--version'], {
+    cwd: built.dir,
+    env: { PATH: '/usr/bin:/bin' },
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, `mon-agent ${packageJson.version}\n`);
+});
+
+test(`the bundle runs alone with ${systemNode}: it sends its hello and a sample, and stops on SIGTERM`, async () => {
+  const server = await startStandInServer({
+    host: 'web-1',
+    settings: { sampleEveryMs: 15_000 },
+    checks: [],
+    commands: [],
+  });
+  const state = tempDir('mon-agent-state-');
+  const agent = startAgentProcess(systemNode, [file], {
+    cwd: built.dir,
+    env: {
+      PATH: '/usr/bin:/bin',
+      MON_SERVER: server.url,
+      MON_TOKEN: testToken,
+      MON_HOST_ROOT: join(import.meta.dirname, 'fixtures/host-root'),
+      MON_STATE_DIR: state.dir,
+    },
+  });
+  try {
+    await within(15_000, 'the first frames', () => server.posts().length >= 1);
+    const frames = server.framesOf(server.posts()[0]!);
+    const hello = frames.find((f) => f.kind === 'hello');
+    assert.equal(hello?.kind === 'hello' ? hello.hostname : null, 'web-1');
+    assert.ok(frames.some((f) => f.kind === 'sample'));
+    agent.child.kill('SIGTERM');
+    assert.deepEqual(await agent.exited, [0, null]);
+    assert.doesNotMatch(agent.stderr(), / error /);
+  } finally {
+    agent.kill();
+    await server.close();
+    state.remove();
+  }
+});

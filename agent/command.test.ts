@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir, within } from '../server/testing.ts';
+import { commandEnv, firstLine, numberIn, OUTPUT_CAP, runCommand } from './command.ts';
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const run = (command: string, timeoutMs = 5000, signal?: AbortSignal) =>
+  runCommand({ command, timeoutMs, env, ...(signal ? { signal } : {}) });
+
+test('exit code 0 is up: the message is the first non-empty line of stdout, the value its first number', async () => {
+  const outcome = await run(`printf '\\n   \\n  load 0.53 0.60 0.71\\nsecond line 9\\n'; echo noise >&2`);
+  assert.equal(outcome.status, 'up');
+  assert.equal(outcome.detail, 'load 0.53 0.60 0.71');
+  assert.equal(outcome.value, 0.53);
+  assert.equal(typeof outcome.latencyMs, 'number');
+});
+
+test('any other exit code is down (1 too: no Nagios warning); stderr speaks when stdout is silent', async () => {
+  const one = await run('echo "WARNING - 81% used"; exit 1');
+  assert.deepEqual([one.status, one.detail, one.value], ['down', 'WARNING - 81% used', 81]);
+  const two = await run('echo "disk full" >&2; exit 2');
+  assert.deepEqual([two.status, two.detail, two.value], ['down', 'disk full', null]);
+  const silent = await run('exit 3');
+  assert.deepEqual([silent.status, silent.detail, silent.value], ['down', 'exit code 3', null]);
+  const killed = await run('kill -9 $$');
+  assert.deepEqual([killed.status, killed.detail], ['down', 'killed by SIGKILL']);
+});
+
+test('the message is at most 300 characters', async () => {
+  const outcome = await run(`printf 'x%.0s' $(seq 1 500)`);
+  assert.equal(outcome.detail, 'x'.repeat(300));
+});
+
+test('output past 64 KiB is not kept: a line after it does not count', async () => {
+  // 64 KiB of blank lines, then a line that would be the message.
+  const outcome = await run(`head -c ${OUTPUT_CAP} /dev/zero | tr '\\0' '\\n'; echo "late 7"; exit 4`);
+  assert.deepEqual([outcome.status, outcome.detail, outcome.value], ['down', 'exit code 4', null]);
+  const inTime = await run(`head -c ${OUTPUT_CAP - 100} /dev/zero | tr '\\0' '\\n'; echo "in time 7"`);
+  assert.deepEqual([inTime.detail, inTime.value], ['in time 7', 7]);
+});
+
+test('at the timeout the whole process group is killed: down, "timed out after N s"', async () => {
+  const { dir, remove } = tempDir('mon-command-');
+  try {
+    const pidFile = join(dir, 'pid');
+    const started = Date.now();
+    const outcome = await run(`sleep 30 & echo $! > ${pidFile}; sleep 30`, 400);
+    assert.deepEqual(outcome, { status: 'down', latencyMs: null, detail: 'timed out after 0.4 s' });
+    assert.ok(Date.now() - started < 5000);
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    await within(2000, 'the background sleep killed with its group', () => !alive(child));
+  } finally {
+    remove();
+  }
+});
+
+test('a run stopped by the agent kills the command; a timeout of whole seconds reads "after 1 s"', async () => {
+  const controller = new AbortController();
+  const outcome = runCommand({ command: 'sleep 30', timeoutMs: 10_000, env, signal: controller.signal });
+  controller.abort();
+  assert.equal((await outcome).detail, 'stopped before it finished');
+  const short = await runCommand({ command: 'sleep 30', timeoutMs: 1000, env });
+  assert.equal(short.detail, 'timed out after 1 s');
+});
+
+test('commands run without the agent token or settings in their environment', async () => {
+  const outcome = await runCommand({
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
+    command: 'echo "token=${MON_TOKEN:-none} server=${MON_SERVER:-none} path=${PATH:+set}"',
+    timeoutMs: 5000,
+    env: commandEnv({ ...env, MON_TOKEN: 'bth_secret', MON_SERVER: 'https://mon.example.com' }),
+  });
+  assert.equal(outcome.detail, 'token=none server=none path=set');
+});
+
+test('the first number that does not stand inside a word', () => {
+  assert.equal(numberIn('load 0.53'), 0.53);
+  assert.equal(numberIn('sda1 80%'), 80);
+  assert.equal(numberIn('disk-2 is 91% full'), 91);
+  assert.equal(numberIn('temp=45.2C'), 45.2);
+  assert.equal(numberIn('-5 degrees'), -5);
+  assert.equal(numberIn('delta: -0.25'), -0.25);
+  assert.equal(numberIn('12ms'), 12);
+  assert.equal(numberIn('version v1.2.3'), null);
+  assert.equal(numberIn('all good'), null);
+  assert.equal(firstLine('\r\n  \r\n a b \r\nc'), 'a b');
+  assert.equal(firstLine(' \n\t\n'), null);
+});
+
+/** Whether a process runs (a zombie waiting for its parent counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

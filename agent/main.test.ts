@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { DeclareFrame, HelloFrame, SampleFrame } from '../protocol/agent.ts';
+import { tempDir, within } from '../server/testing.ts';
+import { startAgentProcess, startStandInServer, testToken } from './fixtures/stand-in-server.ts';
+
+const repo = join(import.meta.dirname, '..');
+const hostRoot = join(import.meta.dirname, 'fixtures/host-root');
+
+test('the agent process: frames arrive gzipped with the token; a 503 keeps them in the spool, sent in order after; SIGTERM stops it', async () => {
+  const server = await startStandInServer({
+    host: 'web-1',
+    // Samples every 300 ms instead of 15 s, as the server's poll may say.
+    settings: { sampleEveryMs: 300 },
+    checks: [],
+    commands: [],
+  });
+  const state = tempDir('mon-agent-state-');
+  const agent = startAgentProcess(process.execPath, ['agent/main.ts'], {
+    cwd: repo,
+    env: {
+      PATH: process.env.PATH,
+      MON_SERVER: server.url,
+      MON_TOKEN: testToken,
+      MON_HOST_ROOT: hostRoot,
+      MON_STATE_DIR: state.dir,
+    },
+  });
+  const spooled = () => readdirSync(join(state.dir, 'spool')).length;
+  try {
+    await within(15_000, 'three batches stored', () => server.posts().length >= 3);
+    for (const post of server.posts()) {
+      assert.equal(post.headers.authorization, `Bearer ${testToken}`);
+      assert.equal(post.headers['content-encoding'], 'gzip');
+    }
+    const early = server.posts().flatMap((post) => server.framesOf(post));
+    const hello = early.find((f): f is HelloFrame => f.kind === 'hello');
+    assert.equal(hello?.hostname, 'web-1');
+    assert.equal(hello?.os, 'Debian GNU/Linux 12 (bookworm)');
+    assert.equal(hello?.cores, 2);
+    const declare = early.find((f): f is DeclareFrame => f.kind === 'declare');
+    assert.deepEqual(declare?.checks, [
+      {
+        name: 'queue-length',
+        service: 'shop',
+        command: "echo 'queue 3'",
+        everyMs: 10_000,
+        timeoutMs: 10_000,
+      },
+    ]);
+    assert.ok(early.some((f) => f.kind === 'sample'));
+    assert.ok(
+      early.some(
+        (f) =>
+          f.kind === 'log' && f.lines.some((l) => l.text.includes('the server knows this host as web-1')),
+      ),
+    );
+
+    // The server goes busy: batches wait in the spool.
+    server.frames = () => ({ status: 503, headers: { 'retry-after': '1' } });
+    const before = server.posts().length;
+    await within(10_000, 'three batches waiting in the spool', () => spooled() >= 3);
+    const refused = server
+      .posts()
+      .slice(before)
+      .filter((post) => server.statusOf(post) === 503);
+    assert.ok(refused.length >= 1);
+
+    // Back: every sample arrives, oldest first, none twice.
+    server.frames = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
+    await within(10_000, 'the spool empty', () => spooled() === 0);
+    const stored = server.posts().filter((post) => server.statusOf(post) === 200);
+    const samples = stored
+      .flatMap((post) => server.framesOf(post))
+      .filter((f): f is SampleFrame => f.kind === 'sample');
+    const times = samples.map((s) => s.ts);
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+      'samples arrive in the order they were taken',
+    );
+    assert.equal(new Set(times).size, times.length, 'none twice');
+    const refusedSamples = refused
+      .flatMap((post) => server.framesOf(post))
+      .filter((f) => f.kind === 'sample');
+    for (const sample of refusedSamples)
+      assert.ok(times.includes(sample.ts), 'a sample refused with 503 came later');
+
+    agent.child.kill('SIGTERM');
+    const [code] = await agent.exited;
+    assert.equal(code, 0);
+    assert.match(agent.stderr(), /info SIGTERM: flushing into the spool/);
+    assert.match(agent.stderr(), /info stopped\n$/);
+    assert.doesNotMatch(agent.stderr(), new RegExp(testToken));
+    // What was gathered since the last send waits in the spool, and goes first when the agent starts again.
+    assert.ok(spooled() >= 1);
+    const postsBefore = server.posts().length;
+    const again = startAgentProcess(process.execPath, ['agent/main.ts'], { cwd: repo, env: agent.env });
+    try {
+      await within(15_000, 'the batch of the last run sent', () => server.posts().length > postsBefore);
+      const first = server.framesOf(server.posts()[postsBefore]!);
+      assert.ok(first.some((f) => f.kind === 'log' && f.lines.some((l) => l.text === 'stopping')));
+      assert.ok(!first.some((f) => f.kind === 'hello'), 'the new hello comes after');
+      again.child.kill('SIGTERM');
+      assert.deepEqual(await again.exited, [0, null]);
+    } finally {
+      again.kill();
+    }
+  } finally {
+    agent.kill();
+    await server.close();
+    state.remove();
+  }
+});

@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, afterEach, before, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import type { AgentFrame, LogFrame } from '../protocol/agent.ts';
+import { type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
+import { tempDir, within } from '../server/testing.ts';
+import { countingClock } from './fixtures/clock.ts';
+import { createAgentLog } from './log.ts';
+import { createOutbox, FLUSH_BYTES } from './outbox.ts';
+import { openSpool } from './spool.ts';
+import { createTransport } from './transport.ts';
+
+const token = 'bth_abcdefghijklmnopqrstuvwxyz0123456789_-AB';
+
+let receiver: Receiver;
+before(async () => {
+  receiver = await startReceiver();
+});
+after(() => receiver.close());
+afterEach(() => {
+  receiver.received.length = 0;
+  receiver.answer = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
+});
+
+const frame = (text: string): LogFrame => ({ kind: 'log', lines: [{ ts: 1, level: 'info', text }] });
+const textsOf = (request: { bytes: Buffer }) =>
+  (JSON.parse(gunzipSync(request.bytes).toString()) as { frames: AgentFrame[] }).frames.map((f) =>
+    f.kind === 'log' ? f.lines[0]!.text : f.kind,
+  );
+/** Real time for requests that are not supposed to come. */
+const quiet = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+async function world() {
+  const { dir, remove } = tempDir('mon-outbox-');
+  const clock = countingClock();
+  const logged: string[] = [];
+  const log = createAgentLog({ now: () => clock.now(), write: (line) => logged.push(line) });
+  const spoolDir = join(dir, 'spool');
+  const spool = await openSpool(spoolDir, { now: () => clock.now() });
+  const transport = createTransport({ server: new URL(receiver.url), token, ca: null, userAgent: 'test' });
+  const outbox = createOutbox({ spool, transport, log, clock });
+  return {
+    clock,
+    spool,
+    outbox,
+    logged,
+    files: () => readdirSync(spoolDir),
+    waiting: () => clock.armed(),
+    async dispose() {
+      await outbox.stop(0);
+      transport.close();
+      remove();
+    },
+  };
+}
+
+test('a flush is one POST of the gathered frames; the file goes once the server answered 200', async () => {
+  const w = await world();
+  try {
+    w.outbox.add(frame('a'));
+    w.outbox.add(frame('b'));
+    await w.outbox.flush();
+    await receiver.arrived(1);
+    assert.deepEqual(textsOf(receiver.received[0]!), ['a', 'b']);
+    assert.equal(receiver.received[0]!.headers.authorization, `Bearer ${token}`);
+    await within(5000, 'the file deleted', () => w.files().length === 0);
+    await w.outbox.flush();
+    await quiet();
+    assert.equal(receiver.received.length, 1, 'nothing gathered: nothing sent');
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('while the server answers 503 the batches wait in the spool; then they go oldest first', async () => {
+  const w = await world();
+  try {
+    receiver.answer = () => ({ status: 503, headers: { 'retry-after': '5' } });
+    w.outbox.add(frame('a'));
+    await w.outbox.flush();
+    await receiver.arrived(1);
+    await w.waiting();
+    w.outbox.add(frame('b'));
+    await w.outbox.flush();
+    w.outbox.add(frame('c'));
+    await w.outbox.flush();
+    await quiet();
+    assert.equal(receiver.received.length, 1, 'nothing more is sent before the Retry-After');
+    assert.equal(w.files().length, 3);
+    assert.match(w.logged.join(''), /warn the server is busy \(503\); keeping 1 batch in the spool/);
+
+    await w.clock.advance(5000);
+    await receiver.arrived(2);
+    await w.waiting();
+    assert.deepEqual(textsOf(receiver.received[1]!), ['a'], 'the oldest is tried again first');
+
+    receiver.answer = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
+    await w.clock.advance(5000);
+    await receiver.arrived(5);
+    assert.deepEqual(receiver.received.slice(2).map(textsOf), [['a'], ['b'], ['c']]);
+    await within(5000, 'the files deleted', () => w.files().length === 0);
+    assert.match(w.logged.join(''), /info the server takes frames again: sending 2 waiting batches/);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('a refused token keeps the frames and backs off 1 s, 2 s, 4 s …; a poll answer ends the wait', async () => {
+  const w = await world();
+  try {
+    receiver.answer = () => ({
+      status: 401,
+      body: { type: 'about:blank', status: 401, title: 'Unauthorized' },
+    });
+    w.outbox.add(frame('a'));
+    await w.outbox.flush();
+    await receiver.arrived(1);
+    await w.waiting();
+    await w.clock.advance(999);
+    await quiet();
+    assert.equal(receiver.received.length, 1);
+    await w.clock.advance(1);
+    await receiver.arrived(2);
+    await w.waiting();
+    await w.clock.advance(1999);
+    await quiet();
+    assert.equal(receiver.received.length, 2);
+    await w.clock.advance(1);
+    await receiver.arrived(3);
+    await w.waiting();
+    const log = w.logged.join('');
+    assert.match(log, /error the server refused the token \(401\); keeping 1 batch in the spool/);
+    assert.equal(log.match(/refused the token/g)?.length, 1, 'said once, not at every try');
+    assert.equal(w.files().length, 1);
+
+    receiver.answer = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
+    w.outbox.retryNow();
+    await receiver.arrived(4);
+    await within(5000, 'the file deleted', () => w.files().length === 0);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('a batch the server calls bad is dropped and logged; the next goes on', async () => {
+  const w = await world();
+  try {
+    receiver.next({
+      status: 422,
+      body: { type: 'about:blank', status: 422, title: 'x', detail: 'frames[0].ts: required' },
+    });
+    w.outbox.add(frame('bad'));
+    await w.outbox.flush();
+    await receiver.arrived(1);
+    w.outbox.add(frame('good'));
+    await w.outbox.flush();
+    await receiver.arrived(2);
+    assert.deepEqual(receiver.received.map(textsOf), [['bad'], ['good']]);
+    await within(5000, 'the files deleted', () => w.files().length === 0);
+    assert.match(
+      w.logged.join(''),
+      /error the server refused a batch as bad \(422: frames\[0\]\.ts: required\): dropped/,
+    );
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('frames past 1 MiB are sent at once, not at the next sample', async () => {
+  const w = await world();
+  try {
+    const line = 'x'.repeat(1900);
+    const count = Math.ceil(FLUSH_BYTES / line.length) + 1;
+    for (let i = 0; i < count; i++) w.outbox.add(frame(line));
+    await receiver.arrived(1);
+    const sent = textsOf(receiver.received[0]!).length;
+    assert.ok(sent >= FLUSH_BYTES / 2000 && sent < count, `${sent} frames in the first request`);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('a frame the server would refuse is dropped alone, and the log says why', async () => {
+  const w = await world();
+  try {
+    w.outbox.add(frame('kept'));
+    w.outbox.add({ kind: 'run', ts: 1, id: 'c1', status: 'up', latencyMs: -5, detail: 'ok' });
+    await w.outbox.flush();
+    await receiver.arrived(1);
+    assert.deepEqual(textsOf(receiver.received[0]!), ['kept']);
+    assert.match(w.logged.join(''), /error a run frame is not valid \(latencyMs: .*\): dropped/);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('stopping writes what was gathered to the spool and sends nothing more', async () => {
+  const w = await world();
+  try {
+    receiver.answer = () => ({ status: 503 });
+    w.outbox.add(frame('a'));
+    await w.outbox.flush();
+    await receiver.arrived(1);
+    await w.waiting();
+    w.outbox.add(frame('b'));
+    await w.outbox.stop(0);
+    assert.equal(w.files().length, 2);
+    await w.clock.advance(120_000);
+    await quiet();
+    assert.equal(receiver.received.length, 1);
+  } finally {
+    await w.dispose();
+  }
+});

@@ -1,0 +1,154 @@
+import { type AgentFrame, frameSchemas } from '../protocol/agent.ts';
+import type { Clock, TimerHandle } from '../server/clock.ts';
+import type { AgentLog } from './log.ts';
+import type { Spool } from './spool.ts';
+import { encodeFrames, type SendResult, type Transport } from './transport.ts';
+
+/**
+ * The frames on their way to the server. Frames gather in memory until `flush` (every sample, or at
+ * once when they pass FLUSH_BYTES); a flush writes them to the spool as request bodies, and the sender
+ * sends the spool's files one at a time, oldest first, deleting each after a 200. Failures keep the
+ * files and wait: 1 s doubling to 60 s, or the server's Retry-After on 429 and 503. A batch the server
+ * calls bad (400, 413, 422) is dropped, never sent again.
+ */
+export type Outbox = {
+  add(frame: AgentFrame): void;
+  /** Writes the gathered frames to the spool and starts sending. */
+  flush(): Promise<void>;
+  /** Ends the wait after a failure and sends now (the server answered a poll). */
+  retryNow(): void;
+  /** Flushes into the spool and waits (at most `waitMs`) for a send in flight; sends nothing more. */
+  stop(waitMs?: number): Promise<void>;
+};
+
+/** Frames gathered past this size (as JSON) are flushed at once, not at the next sample. */
+export const FLUSH_BYTES = 1024 * 1024;
+const FIRST_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+
+export function createOutbox(deps: {
+  spool: Spool;
+  transport: Transport;
+  log: AgentLog;
+  clock: Clock;
+}): Outbox {
+  const { spool, transport, log, clock } = deps;
+  let pending: AgentFrame[] = [];
+  let pendingBytes = 0;
+  // One write to the spool at a time, in order.
+  let writing: Promise<void> = Promise.resolve();
+  let sending: Promise<void> | null = null;
+  let waitTimer: TimerHandle | null = null;
+  let failures = 0;
+  let stopped = false;
+  /** The kind of the last failure, so that a run of failures is logged once and the recovery once. */
+  let failing: string | null = null;
+
+  const flush = (): Promise<void> => {
+    const frames = pending;
+    pending = [];
+    pendingBytes = 0;
+    writing = writing.then(async () => {
+      if (frames.length === 0) return;
+      const { bodies, dropped } = await encodeFrames(frames);
+      for (const frame of dropped) log.error(`a ${frame.kind} frame is too big to send: dropped`);
+      for (const body of bodies) {
+        try {
+          await spool.add(body);
+        } catch (error) {
+          log.error(`cannot write to the spool (${(error as Error).message}): ${frames.length} frames lost`);
+        }
+      }
+    });
+    return writing.then(() => kick());
+  };
+
+  const kick = (): void => {
+    if (stopped || sending || waitTimer) return;
+    sending = drain().finally(() => {
+      sending = null;
+    });
+  };
+
+  const wait = (ms: number): void => {
+    waitTimer = clock.setTimeout(() => {
+      waitTimer = null;
+      kick();
+    }, ms);
+  };
+
+  const drain = async (): Promise<void> => {
+    while (!stopped) {
+      const file = await spool.oldest();
+      if (!file) return;
+      const result = await transport.postFrames(file.body);
+      if (result.kind === 'stored' || result.kind === 'bad') {
+        if (result.kind === 'bad') {
+          log.error(
+            `the server refused a batch as bad (${result.status}${result.detail ? `: ${result.detail}` : ''}): dropped`,
+          );
+        }
+        await spool.remove(file.name);
+        if (failing) {
+          const left = spool.size().files;
+          log.info(`the server takes frames again${left > 0 ? `: sending ${left} waiting batches` : ''}`);
+        }
+        failing = null;
+        failures = 0;
+        continue;
+      }
+      report(result);
+      const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** failures, MAX_BACKOFF_MS);
+      failures++;
+      wait(result.kind === 'busy' && result.retryAfterMs !== null ? result.retryAfterMs : backoff);
+      return;
+    }
+  };
+
+  const report = (result: Exclude<SendResult, { kind: 'stored' | 'bad' }>): void => {
+    const kind = result.kind === 'failed' ? `failed:${result.detail}` : `${result.kind}:${result.status}`;
+    if (kind === failing) return;
+    failing = kind;
+    const { files } = spool.size();
+    const keeping = `keeping ${files} batch${files === 1 ? '' : 'es'} in the spool`;
+    if (result.kind === 'refused') log.error(`the server refused the token (${result.status}); ${keeping}`);
+    else if (result.kind === 'busy') log.warn(`the server is busy (${result.status}); ${keeping}`);
+    else log.warn(`cannot send frames (${result.detail}); ${keeping}`);
+  };
+
+  return {
+    add(frame) {
+      if (stopped) return;
+      // A frame the server would refuse would cost its whole batch (400/422 drop it): checked here,
+      // so only it is lost, and the log says what was wrong (~0.4 ms for a sample of 50 containers).
+      const checked = frameSchemas[frame.kind].safeParse(frame);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        log.error(
+          `a ${frame.kind} frame is not valid (${issue?.path.join('.')}: ${issue?.message}): dropped`,
+        );
+        return;
+      }
+      pending.push(frame);
+      pendingBytes += JSON.stringify(frame).length;
+      if (pendingBytes >= FLUSH_BYTES) void flush();
+    },
+    flush,
+    retryNow() {
+      if (!waitTimer) return;
+      clock.clearTimeout(waitTimer);
+      waitTimer = null;
+      kick();
+    },
+    async stop(waitMs = 3000) {
+      const written = flush();
+      stopped = true;
+      if (waitTimer) clock.clearTimeout(waitTimer);
+      waitTimer = null;
+      await written;
+      if (sending) {
+        await Promise.race([sending, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+      }
+    },
+  };
+}

@@ -1,0 +1,243 @@
+import http from 'node:http';
+import https from 'node:https';
+import tls from 'node:tls';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import {
+  type AgentFrame,
+  MAX_FRAMES_BYTES,
+  MAX_INFLATED_FRAMES_BYTES,
+  POLL_WAIT_MS,
+  type PollAnswer,
+  pollAnswerSchema,
+} from '../protocol/agent.ts';
+
+/**
+ * The agent's two requests to the server: `POST /agent/v1/frames` and `GET /agent/v1/poll`
+ * (protocol/agent.ts), with the host token as a bearer token. Connections are kept alive. Over HTTPS
+ * the server's certificate is always verified: the agent's own `https.Agent` says
+ * `rejectUnauthorized: true`, which `NODE_TLS_REJECT_UNAUTHORIZED=0` in the environment cannot turn off,
+ * so the token never reaches a server the agent cannot trust (settings.ts decides plain HTTP).
+ */
+export type Transport = {
+  /** Sends one body made by `encodeFrames`. */
+  postFrames(body: Buffer): Promise<SendResult>;
+  poll(query: PollQuery, signal?: AbortSignal): Promise<PollResult>;
+  /** Closes the kept connections. */
+  close(): void;
+};
+
+export type PollQuery = {
+  assignment: string;
+  version: string;
+  protocol: number;
+  capabilities: readonly string[];
+};
+
+/** What became of a request, by the server's answer (docs/agent.md, "Sending"). */
+export type SendResult =
+  /** 200: stored. */
+  | { kind: 'stored' }
+  /** 400, 413, 422: the batch is bad; sending it again cannot help. */
+  | { kind: 'bad'; status: number; detail: string }
+  /** 401, 403: the server refused the token. */
+  | { kind: 'refused'; status: number }
+  /** 429, 503: the server is busy; try again after `retryAfterMs` (its Retry-After), or after the backoff. */
+  | { kind: 'busy'; status: number; retryAfterMs: number | null }
+  /** No answer (network, timeout) or another status: try again after the backoff. */
+  | { kind: 'failed'; detail: string };
+
+export type PollResult = { kind: 'answer'; answer: PollAnswer } | Exclude<SendResult, { kind: 'stored' }>;
+
+/** A POST that takes longer than this is given up (its frames are kept). */
+const POST_TIMEOUT_MS = 30_000;
+/** The poll waits up to POLL_WAIT_MS for the server; this much more for the network. */
+const POLL_TIMEOUT_MS = POLL_WAIT_MS + 15_000;
+/** Retry-After is honoured up to this long. */
+const MAX_RETRY_AFTER_MS = 15 * 60_000;
+
+export function createTransport(options: {
+  server: URL;
+  token: string;
+  /** An extra trusted root (MON_CA), on top of Node's own. */
+  ca: string | null;
+  userAgent: string;
+}): Transport {
+  const secure = options.server.protocol === 'https:';
+  const agent = secure
+    ? new https.Agent({
+        keepAlive: true,
+        rejectUnauthorized: true,
+        ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+      })
+    : new http.Agent({ keepAlive: true });
+  const base = options.server.pathname.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${options.token}`, 'user-agent': options.userAgent };
+
+  const exchange = (
+    method: 'GET' | 'POST',
+    path: string,
+    extra: Record<string, string>,
+    body: Buffer | null,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; retryAfter: string | undefined; text: string }> =>
+    new Promise((resolve, reject) => {
+      const request = (secure ? https : http).request(
+        {
+          protocol: options.server.protocol,
+          hostname: options.server.hostname.replace(/^\[|\]$/g, ''),
+          port: options.server.port || (secure ? 443 : 80),
+          method,
+          path: `${base}${path}`,
+          agent,
+          headers: { ...headers, ...extra, ...(body ? { 'content-length': String(body.length) } : {}) },
+          ...(signal ? { signal } : {}),
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            // An answer is small; a huge one is cut off rather than held.
+            size += chunk.length;
+            if (size <= 1024 * 1024) chunks.push(chunk);
+          });
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              retryAfter: response.headers['retry-after'],
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          response.on('error', reject);
+        },
+      );
+      const deadline = setTimeout(
+        () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
+      request.on('close', () => clearTimeout(deadline));
+      request.on('error', reject);
+      request.end(body ?? undefined);
+    });
+
+  return {
+    async postFrames(body) {
+      try {
+        const answer = await exchange(
+          'POST',
+          '/agent/v1/frames',
+          { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body,
+          POST_TIMEOUT_MS,
+        );
+        return answer.status === 200 ? { kind: 'stored' } : failure(answer);
+      } catch (error) {
+        return { kind: 'failed', detail: networkText(error) };
+      }
+    },
+    async poll(query, signal) {
+      const search = new URLSearchParams({
+        assignment: query.assignment,
+        version: query.version,
+        protocol: String(query.protocol),
+        capabilities: query.capabilities.join(','),
+      });
+      try {
+        const answer = await exchange('GET', `/agent/v1/poll?${search}`, {}, null, POLL_TIMEOUT_MS, signal);
+        if (answer.status !== 200) return failure(answer);
+        const parsed = pollAnswerSchema.safeParse(jsonOf(answer.text));
+        if (!parsed.success) return { kind: 'failed', detail: 'the poll answer is not one this agent reads' };
+        return { kind: 'answer', answer: parsed.data };
+      } catch (error) {
+        return { kind: 'failed', detail: networkText(error) };
+      }
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** The result of an answer other than 200. */
+export function failure(answer: {
+  status: number;
+  retryAfter?: string | undefined;
+  text: string;
+}): Exclude<SendResult, { kind: 'stored' }> {
+  const { status } = answer;
+  if (status === 400 || status === 413 || status === 422)
+    return { kind: 'bad', status, detail: detailOf(answer.text) };
+  if (status === 401 || status === 403) return { kind: 'refused', status };
+  if (status === 429 || status === 503) {
+    return { kind: 'busy', status, retryAfterMs: retryAfterMs(answer.retryAfter, Date.now()) };
+  }
+  return { kind: 'failed', detail: `the server answered ${status}` };
+}
+
+/** Retry-After in seconds or as an HTTP date, in ms from `now`; null when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now: number): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const text = value.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) : null;
+}
+
+/** The problem+json `detail` (or `title`) of an answer, for the log. */
+function detailOf(text: string): string {
+  const body = jsonOf(text) as { detail?: unknown; title?: unknown } | undefined;
+  const said =
+    typeof body?.detail === 'string' ? body.detail : typeof body?.title === 'string' ? body.title : '';
+  return said.slice(0, 300);
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function networkText(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e?.name === 'AbortError') return 'stopped';
+  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? error);
+}
+
+const gzipAsync = promisify(gzip);
+
+/** The most frames one body holds (framesBodySchema). */
+const MAX_FRAMES_PER_BODY = 10_000;
+
+/**
+ * The request bodies of `frames`, oldest first: JSON `{frames}` gzipped, each at most MAX_FRAMES_BYTES
+ * as sent and MAX_INFLATED_FRAMES_BYTES as JSON; a bigger batch is split in halves until each part
+ * fits. A single frame too big to send on its own is left out and named in `dropped`.
+ */
+export async function encodeFrames(
+  frames: readonly AgentFrame[],
+  limits: { maxBytes?: number; maxInflated?: number } = {},
+): Promise<{ bodies: Buffer[]; dropped: AgentFrame[] }> {
+  const maxBytes = limits.maxBytes ?? MAX_FRAMES_BYTES;
+  const maxInflated = limits.maxInflated ?? MAX_INFLATED_FRAMES_BYTES;
+  const bodies: Buffer[] = [];
+  const dropped: AgentFrame[] = [];
+  const encode = async (part: readonly AgentFrame[]): Promise<void> => {
+    if (part.length === 0) return;
+    const json = JSON.stringify({ frames: part });
+    const fits = part.length <= MAX_FRAMES_PER_BODY && Buffer.byteLength(json) <= maxInflated;
+    const body = fits ? await gzipAsync(json) : null;
+    if (body && body.length <= maxBytes) {
+      bodies.push(body);
+      return;
+    }
+    if (part.length === 1) {
+      dropped.push(part[0]!);
+      return;
+    }
+    const half = Math.ceil(part.length / 2);
+    await encode(part.slice(0, half));
+    await encode(part.slice(half));
+  };
+  await encode(frames);
+  return { bodies, dropped };
+}

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildAgent } from '../../agent/build.ts';
+import { buildApp } from '../app.ts';
+import { createTestServer, memoryLog, type TestServer, tempDir } from '../testing.ts';
+import { registerAgentFile } from './agent-file.ts';
+
+let server: TestServer;
+const files = tempDir('mon-agent-file-');
+before(async () => {
+  server = await createTestServer();
+});
+after(async () => {
+  await server.dispose();
+  files.remove();
+});
+
+/** An app with only the agent file's route, serving `file` (built with `build` when missing). */
+function appServing(
+  file: string,
+  build: (file: string) => Promise<unknown>,
+  deps = server.deps,
+): FastifyInstance {
+  return buildApp(deps, {
+    authenticate: async () => null,
+    features: [{ name: 'agent-file', routes: (app) => registerAgentFile(app, deps, { file, build }) }],
+  });
+}
+
+test('the server serves the agent file to anyone: JavaScript, an ETag, no-cache; 304 for the ETag a host has', async () => {
+  const first = await server.app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+  assert.equal(first.statusCode, 200);
+  assert.equal(first.headers['content-type'], 'text/javascript; charset=utf-8');
+  assert.equal(first.headers['cache-control'], 'no-cache');
+  assert.match(first.body, /^#!\/usr\/bin\/env node\n\/\/ mon agent /);
+  const etag = String(first.headers.etag);
+  assert.match(etag, /^"[\w-]{32}"$/);
+  const again = await server.app.inject({
+    method: 'GET',
+    url: '/agent/v1/agent.mjs',
+    headers: { 'if-none-match': etag },
+  });
+  assert.equal(again.statusCode, 304);
+  assert.equal(again.body, '');
+  const other = await server.app.inject({
+    method: 'GET',
+    url: '/agent/v1/agent.mjs',
+    headers: { 'if-none-match': '"older"' },
+  });
+  assert.equal(other.statusCode, 200);
+});
+
+test('a missing file is built by the first request; requests meanwhile wait for that one build', async () => {
+  const file = join(files.dir, 'first/mon-agent.mjs');
+  let builds = 0;
+  const app = appServing(file, (path) => {
+    builds++;
+    return buildAgent(path);
+  });
+  try {
+    const answers = await Promise.all([
+      app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' }),
+      app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' }),
+    ]);
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      [200, 200],
+    );
+    assert.equal(builds, 1);
+    assert.ok(existsSync(file));
+    assert.equal(answers[0]!.headers.etag, answers[1]!.headers.etag);
+
+    // A rebuilt file is served anew, with its own ETag.
+    const before = String(answers[0]!.headers.etag);
+    writeFileSync(file, 'console.log("a newer agent");\n');
+    const changed = await app.inject({
+      method: 'GET',
+      url: '/agent/v1/agent.mjs',
+      headers: { 'if-none-match': before },
+    });
+    assert.equal(changed.statusCode, 200);
+    assert.equal(changed.body, 'console.log("a newer agent");\n');
+    assert.notEqual(changed.headers.etag, before);
+    assert.equal(builds, 1);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a file that cannot be built answers 503 with Retry-After, says why in the log, and is tried again', async () => {
+  const log = memoryLog();
+  const file = join(files.dir, 'never/mon-agent.mjs');
+  let builds = 0;
+  const app = appServing(
+    file,
+    async () => {
+      builds++;
+      throw new Error("Cannot find package 'rolldown'");
+    },
+    { ...server.deps, log: log.log },
+  );
+  try {
+    const answer = await app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+    assert.equal(answer.statusCode, 503);
+    assert.equal(answer.headers['retry-after'], '60');
+    assert.match(answer.json().detail, /run npm install \(with dev dependencies\) on the server/);
+    assert.match(log.text(), /cannot build the agent file.*rolldown/);
+    await app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+    assert.equal(builds, 2);
+  } finally {
+    await app.close();
+  }
+});

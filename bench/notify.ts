@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { Principal } from '../server/auth/access.ts';
 import { staticConfig } from '../server/config/service.ts';
+import { defaultHostAlerts } from '../server/hosts/config.ts';
 import { silentLog } from '../server/log.ts';
 import { webhookAlert } from '../server/notify/testkit.ts';
 import { createServer } from '../server/start.ts';
@@ -46,7 +47,8 @@ export const benchmark: Benchmark = {
       configPath: join(dir, 'mon.toml'),
       env: {},
       log: silentLog,
-      config: staticConfig({ alerts }),
+      // agent1 is the host the checks run from.
+      config: staticConfig({ alerts, hosts: [{ name: 'agent1', alerts: defaultHostAlerts }] }),
       authenticate: async () => admin,
     });
     const ids: string[] = [];

@@ -237,6 +237,51 @@ export type CheckDefinition = {
   allowLinkLocal: boolean;
 };
 
+/**
+ * A command check of a host's checks.toml as the server stores it (docs/checks.md): its agent runs
+ * `command` and reports the runs. Never a body of the API or of mon.toml, which refuse `command`.
+ */
+export type CommandBody = {
+  name: string;
+  service: string;
+  kind: 'command';
+  command: string;
+  /** The host whose agent declared it and runs it. */
+  from: string;
+  everyMs: number;
+  timeoutMs: number;
+};
+
+/** What a stored check holds: a body of the API or mon.toml, or a host's command check. */
+export type StoredCheckBody = CheckBody | CommandBody;
+export type StoredCheckKind = StoredCheckBody['kind'];
+export const storedCheckKinds: readonly StoredCheckKind[] = [...checkKinds, 'command'];
+
+/** A command check's definition: the server never runs it (no runner takes it), its agent does. */
+export type CommandDefinition = Omit<CheckDefinition, 'kind'> & { kind: 'command'; command: string };
+
+/** The definition of any stored check: `withDefaults` for checks of the API and mon.toml. */
+export function definitionOf(body: StoredCheckBody): CheckDefinition | CommandDefinition {
+  if (body.kind !== 'command') return withDefaults(body);
+  return {
+    name: body.name,
+    service: body.service,
+    kind: 'command',
+    command: body.command,
+    target: null,
+    method: null,
+    headers: {},
+    everyMs: body.everyMs,
+    timeoutMs: body.timeoutMs,
+    from: body.from,
+    expect: [],
+    cron: null,
+    timezone: 'UTC',
+    graceMs: 0,
+    allowLinkLocal: false,
+  };
+}
+
 export function withDefaults(body: CheckBody): CheckDefinition {
   const heartbeat = body.kind === 'heartbeat';
   return {

@@ -2,7 +2,7 @@
  * The overview read (`GET /api/v1/overview`) and the warnings read (`GET /api/v1/warnings`), shared by
  * the server's builders, the panel and the tests. docs/api-overview.md describes them.
  */
-import type { CheckKind } from './check.ts';
+import type { StoredCheckKind } from './check.ts';
 import type { ChangeRow, DeployRow } from './deploys.ts';
 import type { IncidentSummary } from './incidents.ts';
 import type { CheckStatus, MaintenanceNow, Recovery, RunStatus } from './reads.ts';
@@ -11,7 +11,7 @@ import type { CheckStatus, MaintenanceNow, Recovery, RunStatus } from './reads.t
 export type OverviewCheck = {
   id: string;
   name: string;
-  kind: CheckKind;
+  kind: StoredCheckKind;
   status: CheckStatus;
   recovering: Recovery | null;
   /** The worst run of each slot (see `Overview.strip`), oldest first; null for a slot without runs. */

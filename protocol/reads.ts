@@ -2,7 +2,7 @@
  * Read shapes of the JSON API's checks and services (SPEC "Check read models", docs/api-checks.md),
  * shared by the server (its builders return them), the panel and the tests.
  */
-import type { CheckBody, CheckKind } from './check.ts';
+import type { CheckBody, CommandBody, StoredCheckKind } from './check.ts';
 import type { ChangeRow, DeployRow } from './deploys.ts';
 
 /** A check's or a service's status. */
@@ -54,7 +54,8 @@ export type CheckRow = {
   id: string;
   name: string;
   service: string;
-  kind: CheckKind;
+  /** `command` for a command check of a host's checks.toml (`hostDefined`, `from` its host). */
+  kind: StoredCheckKind;
   status: CheckStatus;
   /** When the check took its status; null before the first run. */
   since: number | null;
@@ -88,7 +89,13 @@ export type ServiceSummary = {
   /** Its hosts (`[[service]] hosts`). */
   hosts: string[];
   uptime: { day: number | null };
-  checks: { id: string; name: string; kind: CheckKind; status: CheckStatus; recovering: Recovery | null }[];
+  checks: {
+    id: string;
+    name: string;
+    kind: StoredCheckKind;
+    status: CheckStatus;
+    recovering: Recovery | null;
+  }[];
 };
 
 /** `GET /api/v1/services/{name}`: one service with its check rows, sorted by name. */
@@ -103,8 +110,16 @@ export type ServiceRead = {
   checks: CheckRow[];
 };
 
-/** `GET /api/v1/checks/{id}`: the definition; `input` is the check body with header values hidden. */
-export type CheckDefinitionRead = { id: string; managed: boolean; hostDefined: boolean; input: CheckBody };
+/**
+ * `GET /api/v1/checks/{id}`: the definition; `input` is the check body with header values hidden, or
+ * for a command check (`hostDefined`) the command check as its host declared it.
+ */
+export type CheckDefinitionRead = {
+  id: string;
+  managed: boolean;
+  hostDefined: boolean;
+  input: CheckBody | CommandBody;
+};
 
 /** One of the newest 90 runs of the detail, oldest first. */
 export type Beat = { ts: number; status: RunStatus; latencyMs: number | null; detail: string };

@@ -16,6 +16,7 @@ import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
 import { createHosts } from './hosts/feature.ts';
+import { storedHostNames } from './hosts/store.ts';
 import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
@@ -93,6 +94,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         checks: panelCheckNames(store),
         services: panelServiceNames(store),
         channels: panelChannelNames(store.read),
+        hosts: [...storedHostNames(store.read)],
       }),
       storedChecks: () => checksForExport(store),
       storedChannels: () => panelChannels(store.read),

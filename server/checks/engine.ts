@@ -1,4 +1,4 @@
-import { withDefaults } from '../../protocol/check.ts';
+import { definitionOf } from '../../protocol/check.ts';
 import { runners as defaultRunners } from '../../runners/index.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from '../../runners/run.ts';
 import type { TimerHandle } from '../clock.ts';
@@ -153,7 +153,7 @@ export class CheckEngine {
   adopt(rec: CheckRecord, when: 'now' | 'spread', now = this.deps.clock.now()): void {
     const old = this.entries.get(rec.id);
     if (old?.rec.pingTokenHash) this.byToken.delete(old.rec.pingTokenHash);
-    const def = withDefaults(rec.body);
+    const def = definitionOf(rec.body);
     const entry: Entry = {
       rec,
       def,
@@ -244,17 +244,18 @@ export class CheckEngine {
 
   private async runCheck(entry: Entry): Promise<void> {
     const runner = this.options.runners?.[entry.rec.kind as ServerRunKind];
-    if (!runner) return;
+    const def = entry.def;
+    if (!runner || def.kind === 'command') return;
     const { clock } = this.deps;
     const version = entry.version;
     const ts = clock.now();
     const timeout = new AbortController();
-    const timer = clock.setTimeout(() => timeout.abort(new Error('timeout')), entry.def.timeoutMs);
+    const timer = clock.setTimeout(() => timeout.abort(new Error('timeout')), def.timeoutMs);
     entry.running = true;
     this.inFlight.add(timeout);
     let outcome: RunOutcome;
     try {
-      outcome = await runner(entry.def, {
+      outcome = await runner(def, {
         ...this.options.runContext,
         env: this.deps.env,
         // Checked again at each run: the list may have shrunk since the check was saved.

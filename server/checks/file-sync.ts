@@ -1,7 +1,7 @@
 import { liveKeys } from '../../protocol/live.ts';
 import type { LiveConfig } from '../config/service.ts';
 import type { FileCheck } from './config.ts';
-import { type CheckRegistry, newId, newRecord, redefine, removedEvent } from './manage.ts';
+import { type CheckRegistry, deleteInJob, newId, newRecord, redefine, removedEvent } from './manage.ts';
 import type { Entry } from './record.ts';
 import { setAside, takeBack } from './removed.ts';
 import { dropServiceIfEmpty, ensureService, insertCheck, setManagedServices } from './store.ts';
@@ -12,7 +12,7 @@ import { dropServiceIfEmpty, ensureService, insertCheck, setManagedServices } fr
  * same check, id and history kept; a name gone from the file is set aside (removed.ts) and, put back
  * within a day, restored with its id, history and ping URL. A service left without checks goes, as
  * after deleting a panel check. A file check whose name a panel check holds is skipped (the loader
- * refuses such a file before it gets here).
+ * refuses such a file before it gets here); a host's command check in its way is removed.
  */
 export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): Promise<void> {
   const { store, clock, log } = engine.deps;
@@ -33,6 +33,17 @@ export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): 
         tx.afterCommit(() => engine.forget(id));
         tx.invalidate(liveKeys.service(service), liveKeys.overview);
       }),
+    );
+  }
+
+  // The file wins over hosts' checks files: a command check whose name (or service) the file takes
+  // gives way as if deleted, and its host shows the name as held by the file.
+  const file = config.managed;
+  for (const { rec } of engine.all()) {
+    if (!rec.hostDefined) continue;
+    if (!file.checks.has(rec.name) && !file.services.has(rec.name) && !file.checks.has(rec.service)) continue;
+    await logged(log, 'host check not removed', rec.name, () =>
+      store.writer.run((_db, tx) => deleteInJob(engine, tx, rec, now)),
     );
   }
 

@@ -12,17 +12,20 @@ export type HeartbeatTimes = {
   startedAt: number | null;
 };
 
+/** What a heartbeat's times depend on. */
+export type HeartbeatSchedule = Pick<CheckDefinition, 'everyMs' | 'cron' | 'timezone' | 'graceMs'>;
+
 const FAR = 8_640_000_000_000_000;
 
 /** The next expected ping time after `t`. */
-export function expectedAfter(def: CheckDefinition, t: number): number {
+export function expectedAfter(def: HeartbeatSchedule, t: number): number {
   if (def.cron) return nextCronTime(def.cron, def.timezone, t) ?? FAR;
   return t + def.everyMs;
 }
 
 /** When the heartbeat is due to be declared down, and why. */
 export function heartbeatDeadline(
-  def: CheckDefinition,
+  def: HeartbeatSchedule,
   times: HeartbeatTimes,
 ): { at: number; reason: 'late' | 'unfinished' } {
   const late = times.expectedAt + def.graceMs;
@@ -34,7 +37,7 @@ export function heartbeatDeadline(
 
 /** After the deadline passed at `now`: the next expected time, never in a burst after a long pause. */
 export function afterMissed(
-  def: CheckDefinition,
+  def: HeartbeatSchedule,
   times: HeartbeatTimes,
   reason: 'late' | 'unfinished',
   now: number,
@@ -51,7 +54,7 @@ export function afterMissed(
  * the panel shows them in the viewer's time zone.
  */
 export function missedDetail(
-  def: CheckDefinition,
+  def: HeartbeatSchedule,
   times: HeartbeatTimes,
   reason: 'late' | 'unfinished',
   lastPingAt: number | null,

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { CheckBody } from '../../protocol/check.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import type { CheckBody, StoredCheckBody } from '../../protocol/check.ts';
 import { notListed, unlistedReference } from '../../protocol/env-refs.ts';
 import { liveKeys } from '../../protocol/live.ts';
 import type { Deps } from '../deps.ts';
 import type { CheckRemoved } from '../events.ts';
+import { knownHosts } from '../hosts/store.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
+import type { Tx } from '../store/writer.ts';
 import { hashToken, newPingToken } from './ping-tokens.ts';
 import type { Entry } from './record.ts';
 import { initialState } from './state.ts';
@@ -37,10 +40,10 @@ export type CheckRegistry = {
 /** Creating, changing and deleting checks through the API (file-sync.ts takes in those of mon.toml). */
 export const newId = () => randomBytes(8).toString('hex');
 
-/** A check record as a new check starts: unknown, never run. */
+/** A check record as a new check starts: unknown, never run. A command check is its host's. */
 export function newRecord(
   id: string,
-  body: CheckBody,
+  body: StoredCheckBody,
   now: number,
   managed: boolean,
   tokenHash: string | null,
@@ -52,7 +55,7 @@ export function newRecord(
     kind: body.kind,
     body,
     managed,
-    hostDefined: false,
+    hostDefined: body.kind === 'command',
     createdAt: now,
     state: initialState(),
     lastRunAt: null,
@@ -97,25 +100,46 @@ function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void 
 
 export async function createCheck(engine: CheckRegistry, body: CheckBody): Promise<string> {
   refuseUnlistedReferences(engine, body);
-  const { store, clock } = engine.deps;
-  const now = clock.now();
+  const now = engine.deps.clock.now();
   const rec = newRecord(newId(), body, now, false, null);
-  await store.writer.run((db, tx) => {
+  await engine.deps.store.writer.run((db, tx) => {
     const why = nameConflict(db, body.name, body.service, null);
     if (why) throw conflict(why);
-    ensureService(db, body.service, now);
-    insertCheck(db, rec);
-    tx.afterCommit(() => engine.adopt(rec, 'now'));
-    tx.invalidate(liveKeys.service(body.service), liveKeys.overview);
+    refuseUnknownHost(engine, db, body);
+    insertInJob(engine, tx, rec, now);
   });
   return rec.id;
 }
+
+/** Inside a writer job: stores a new check (its service made if missing); the engine runs it once committed. */
+export function insertInJob(engine: CheckRegistry, tx: Tx, rec: CheckRecord, now: number): void {
+  ensureService(tx.db, rec.service, now, rec.managed);
+  insertCheck(tx.db, rec);
+  tx.afterCommit(() => engine.adopt(rec, 'now'));
+  tx.invalidate(liveKeys.service(rec.service), liveKeys.overview);
+}
+
+/**
+ * A check runs from a host mon knows (inside the writer job, so that it holds when stored): else it
+ * would stay unknown forever, waiting for an agent that never connects.
+ */
+function refuseUnknownHost(engine: CheckRegistry, db: DatabaseSync, body: CheckBody): void {
+  const from = body.from ?? null;
+  if (from === null || knownHosts(db, engine.deps.config.current()).has(from)) return;
+  throw invalid('from', `no host named "${from}": add it with POST /api/v1/hosts or name it in mon.toml`);
+}
+
+/** 409 for a change of a command check: its host's checks.toml defines it. */
+export const hostDefinedConflict = (rec: CheckRecord) =>
+  conflict(`this check is defined in the checks.toml of host ${hostOf(rec)}; change it there`);
+
+const hostOf = (rec: CheckRecord) => (rec.body.kind === 'command' ? rec.body.from : '(unknown)');
 
 function editable(engine: CheckRegistry, id: string): Entry {
   const entry = engine.get(id);
   if (!entry) throw notFound(`no check ${id}`);
   if (entry.rec.managed) throw conflict('this check is defined in mon.toml; change it there');
-  if (entry.rec.hostDefined) throw conflict("this check is defined in its host's checks.toml");
+  if (entry.rec.hostDefined) throw hostDefinedConflict(entry.rec);
   return entry;
 }
 
@@ -133,11 +157,31 @@ export async function redefine(
   tokenHash: string | null,
   tokenFromFile: boolean,
 ): Promise<void> {
-  const { store, clock } = engine.deps;
-  const now = clock.now();
-  const old = entry.rec;
+  const now = engine.deps.clock.now();
+  await engine.deps.store.writer.run((db, tx) => {
+    const why = nameConflict(db, body.name, body.service, entry.rec.id);
+    if (why) throw conflict(why);
+    if (!entry.rec.managed) refuseUnknownHost(engine, db, body);
+    writeDefinition(engine, tx, entry.rec, body, tokenHash, tokenFromFile, now);
+  });
+}
+
+/**
+ * Inside a writer job: a check's new definition, its move to another service recorded as a change of
+ * the old one (and that service dropped once empty); the engine takes it in once committed.
+ */
+export function writeDefinition(
+  engine: CheckRegistry,
+  tx: Tx,
+  old: CheckRecord,
+  body: StoredCheckBody,
+  tokenHash: string | null,
+  tokenFromFile: boolean,
+  now: number,
+): void {
+  const { db } = tx;
   const moved = old.service !== body.service;
-  const retarget = old.kind !== body.kind || (old.body.target ?? null) !== (body.target ?? null);
+  const retarget = old.kind !== body.kind || targetOf(old.body) !== targetOf(body);
   const hash = body.kind === 'heartbeat' ? tokenHash : null;
   const next = {
     id: old.id,
@@ -148,49 +192,54 @@ export async function redefine(
     pingTokenHash: hash,
     pingTokenFile: tokenFromFile,
   };
-  await store.writer.run((db, tx) => {
-    const why = nameConflict(db, body.name, body.service, old.id);
-    if (why) throw conflict(why);
-    ensureService(db, body.service, now, old.managed);
-    if (moved) {
-      insertChange(db, {
-        checkId: old.id,
-        service: old.service,
-        ts: now,
-        status: null,
-        title: `moved to service ${body.service}`,
-        detail: `from service ${old.service}`,
-      });
-    }
-    if (!updateCheckBody(db, next, now, retarget)) throw notFound(`no check ${old.id}`);
-    if (moved) dropServiceIfEmpty(db, old.service);
-    // The record as committed: results written before this job are in `old` by now.
-    tx.afterCommit(() =>
-      engine.adopt(
-        {
-          ...old,
-          ...next,
-          expiry: retarget ? null : old.expiry,
-          expiryState: retarget ? null : old.expiryState,
-        },
-        'now',
-        now,
-      ),
+  ensureService(db, body.service, now, old.managed);
+  if (moved) {
+    insertChange(db, {
+      checkId: old.id,
+      service: old.service,
+      ts: now,
+      status: null,
+      title: `moved to service ${body.service}`,
+      detail: `from service ${old.service}`,
+    });
+  }
+  if (!updateCheckBody(db, next, now, retarget)) throw notFound(`no check ${old.id}`);
+  if (moved) dropServiceIfEmpty(db, old.service);
+  // The record as committed: results written before this job are in memory by now.
+  tx.afterCommit(() => {
+    const base = engine.get(old.id)?.rec ?? old;
+    engine.adopt(
+      {
+        ...base,
+        ...next,
+        expiry: retarget ? null : base.expiry,
+        expiryState: retarget ? null : base.expiryState,
+      },
+      'now',
+      now,
     );
-    tx.invalidate(liveKeys.service(old.service), liveKeys.service(body.service), liveKeys.overview);
   });
+  tx.invalidate(liveKeys.service(old.service), liveKeys.service(body.service), liveKeys.overview);
 }
+
+const targetOf = (body: StoredCheckBody) => (body.kind === 'command' ? null : (body.target ?? null));
 
 export async function removeCheck(engine: CheckRegistry, id: string): Promise<void> {
   const entry = editable(engine, id);
   const now = engine.deps.clock.now();
-  await engine.deps.store.writer.run((db, tx) => {
-    deleteCheck(db, id);
-    dropServiceIfEmpty(db, entry.rec.service);
-    engine.deps.events.dispatch(tx, [removedEvent(entry.rec, now)], now);
-    tx.afterCommit(() => engine.forget(id));
-    tx.invalidate(liveKeys.service(entry.rec.service), liveKeys.overview);
-  });
+  await engine.deps.store.writer.run((_db, tx) => deleteInJob(engine, tx, entry.rec, now));
+}
+
+/**
+ * Inside a writer job: deletes a check with its history, and its service once empty; `check.removed`
+ * closes its alerts in the same transaction, and the engine forgets it once committed.
+ */
+export function deleteInJob(engine: CheckRegistry, tx: Tx, rec: CheckRecord, now: number): void {
+  deleteCheck(tx.db, rec.id);
+  dropServiceIfEmpty(tx.db, rec.service);
+  engine.deps.events.dispatch(tx, [removedEvent(rec, now)], now);
+  tx.afterCommit(() => engine.forget(rec.id));
+  tx.invalidate(liveKeys.service(rec.service), liveKeys.overview);
 }
 
 /** The event of a check deleted or taken out of mon.toml: its alert, if any, stops failing. */

@@ -1,4 +1,4 @@
-import type { CheckDefinition } from '../../protocol/check.ts';
+import type { CheckDefinition, CommandDefinition } from '../../protocol/check.ts';
 import { type LiveKey, liveKeys } from '../../protocol/live.ts';
 import type { RunOutcome } from '../../runners/run.ts';
 import type { CheckTransition, DomainEvent } from '../events.ts';
@@ -44,7 +44,8 @@ export type CheckResult =
 /** A check as the engine holds it: the stored record (state is newest here) and its definition. */
 export type Entry = {
   rec: CheckRecord;
-  def: CheckDefinition;
+  /** A command check's definition for host-defined checks: the server never runs those. */
+  def: CheckDefinition | CommandDefinition;
   version: number;
   running: boolean;
   hb: HeartbeatTimes | null;

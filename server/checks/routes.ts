@@ -11,7 +11,7 @@ import { invalid, notFound } from '../problem.ts';
 import { parseMs, parseRange, readDetail } from './detail.ts';
 import type { CheckEngine } from './engine.ts';
 import { readHistory } from './history.ts';
-import { createCheck, makePingToken, removeCheck, updateCheck } from './manage.ts';
+import { createCheck, hostDefinedConflict, makePingToken, removeCheck, updateCheck } from './manage.ts';
 
 type IdParams = { Params: { id: string } };
 type Query = Record<string, string | undefined>;
@@ -40,13 +40,16 @@ export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEn
       id: rec.id,
       managed: rec.managed,
       hostDefined: rec.hostDefined,
-      input: hideHeaderValues(rec.body),
+      // A command check's body as its host declared it (it has no headers to hide).
+      input: rec.body.kind === 'command' ? rec.body : hideHeaderValues(rec.body),
     } satisfies CheckDefinitionRead;
   });
 
   app.put<IdParams>('/api/v1/checks/:id', async (request) => {
     const id = request.params.id;
     const { rec } = entryOf(id);
+    // Whatever the body: a command check is changed only in its host's checks.toml.
+    if (rec.body.kind === 'command') throw hostDefinedConflict(rec);
     await updateCheck(engine, id, withHeaderValues(checkBodySchema.parse(request.body), rec.body));
     retryRejectedFile();
     return { id } satisfies Created;

@@ -1,6 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { CheckBody } from '../../protocol/check.ts';
-import { checkKinds } from '../../protocol/kinds.ts';
+import {
+  type CheckBody,
+  type StoredCheckBody,
+  type StoredCheckKind,
+  storedCheckKinds,
+} from '../../protocol/check.ts';
 import type { StoredCheck } from '../config/section.ts';
 import type { Store } from '../store/db.ts';
 import { all, bool, exists, int, json, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
@@ -14,8 +18,9 @@ export type CheckRecord = {
   id: string;
   name: string;
   service: string;
-  kind: CheckBody['kind'];
-  body: CheckBody;
+  kind: StoredCheckKind;
+  /** A command check's body for host-defined checks (checks.toml), else the API's check body. */
+  body: StoredCheckBody;
   managed: boolean;
   hostDefined: boolean;
   createdAt: number;
@@ -44,8 +49,8 @@ const checkRecord = mapper(
     id: text,
     name: text,
     service: text,
-    kind: oneOf(checkKinds),
-    body: json<CheckBody>(),
+    kind: oneOf(storedCheckKinds),
+    body: json<StoredCheckBody>(),
     managed: bool,
     hostDefined: bool,
     createdAt: int,
@@ -106,6 +111,16 @@ const checkRecord = mapper(
 
 export function loadChecks(db: DatabaseSync): CheckRecord[] {
   return all(db, 'SELECT * FROM checks ORDER BY name', checkRecord);
+}
+
+/** The command checks a host declared (its checks.toml), as stored: newer than memory inside a writer job. */
+export function commandChecksOf(db: DatabaseSync, host: string): CheckRecord[] {
+  return all(
+    db,
+    "SELECT * FROM checks WHERE host_defined = 1 AND json_extract(body, '$.from') = ? ORDER BY name",
+    checkRecord,
+    host,
+  );
 }
 
 export function getCheck(db: DatabaseSync, id: string): CheckRecord | null {
@@ -292,9 +307,19 @@ export function panelCheckNames(store: Store): { name: string; source: 'panel' }
   );
 }
 
-/** Services made by panel checks (not declared in mon.toml): a file check must not take their names. */
+/**
+ * Services made by panel checks (not declared in mon.toml): a file check must not take their names.
+ * A service that only hosts' command checks use is not among them: the file wins over those.
+ */
 export function panelServiceNames(store: Store): string[] {
-  return all(store.read, 'SELECT name FROM services WHERE managed = 0 ORDER BY name', nameOnly);
+  return all(
+    store.read,
+    `SELECT name FROM services s WHERE managed = 0
+       AND (EXISTS (SELECT 1 FROM checks c WHERE c.service = s.name AND c.host_defined = 0)
+         OR NOT EXISTS (SELECT 1 FROM checks c WHERE c.service = s.name))
+     ORDER BY name`,
+    nameOnly,
+  );
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Runner, RunOutcome } from '../../runners/run.ts';
 import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import { type ConfigService, type LiveConfig, managedNames, staticConfig } from '../config/service.ts';
+import { newHostToken, putHostToken } from '../hosts/store.ts';
 import type { ServerOptions } from '../start.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import { hashToken } from './ping-tokens.ts';
@@ -95,3 +96,10 @@ export const fileCheck = (index: number, body: CheckBody, pingToken: string | nu
   pingToken,
   pingTokenHash: pingToken === null ? null : hashToken(pingToken),
 });
+
+/** Adds a host as `POST /api/v1/hosts` does (a row with a token), so that a check's `from` may name it. */
+export async function addHost(server: TestServer, name: string): Promise<void> {
+  await server.deps.store.writer.run((db) => {
+    putHostToken(db, name, newHostToken().hash, server.deps.clock.now());
+  });
+}

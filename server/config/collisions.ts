@@ -2,16 +2,18 @@ import type { Path, PathError } from './paths.ts';
 import type { LiveConfig } from './sections.ts';
 
 /**
- * Check names that live outside the file and that a file check or service must not take:
- * panel checks (made through the API) and command checks of hosts' checks files.
- * Never list file-managed checks here.
+ * Names that live outside the file and that a file check or service must not take: panel checks
+ * (made through the API). Never list file-managed checks here, nor command checks of hosts' checks
+ * files: the file wins over those (the host's check gives way, checks/file-sync.ts).
  */
 export type OutsideNames = {
-  checks: { name: string; source: 'panel' | 'host'; host?: string }[];
+  checks: { name: string; source: 'panel' }[];
   /** Services that exist outside the file (made by panel checks); a file check must not take their names. */
   services?: string[];
   /** Notification channels made in the panel: an `[[alert]]` must not take their names. */
   channels?: string[];
+  /** Hosts known outside the file (added through the API or by an agent, linked to a service): a check's `from` may name them. */
+  hosts?: string[];
 };
 
 type Parts = Pick<LiveConfig, 'services' | 'hosts' | 'checks' | 'alerts'>;
@@ -30,8 +32,8 @@ export type LeftOut = {
  * The rules of the file as a whole, across sections; each section checks only its own tables.
  * Checks (heartbeats included) and services share one name space across the file, the panel and
  * hosts' checks files; hosts and alerts have their own. `depends_on` names services of `[[service]]`
- * or of `[[check]]`. `outside` lists checks that are not in the file (panel checks and host
- * checks-file checks).
+ * or of `[[check]]`; a check's `from` names a host of the file or one known outside it. `outside`
+ * lists what is not in the file (panel checks and services, panel channels, known hosts).
  */
 export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut = {}): PathError[] {
   const at = (table: string, position: number) => partial.at?.(table, position) ?? position;
@@ -131,19 +133,15 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
     } else repositories.set(key, i);
   });
 
-  // The outside world: a panel or host check with a file check's or file service's name.
+  // The outside world: a panel check with a file check's or file service's name.
   const fileNames = new Map<string, Path>(services);
   for (const c of parts.checks) fileNames.set(c.body.name, ['check', at('check', c.index), 'name']);
   for (const other of outside.checks) {
     const path = fileNames.get(other.name);
     if (!path) continue;
-    const where =
-      other.source === 'panel'
-        ? `the panel check "${other.name}"`
-        : `the check "${other.name}" of host ${other.host ?? '(unknown)'}'s checks file`;
     errors.push({
       path,
-      message: `collides with ${where}; rename one of them (the whole file is rejected until then)`,
+      message: `collides with the panel check "${other.name}"; rename one of them (the whole file is rejected until then)`,
     });
   }
   const fileChecks = new Map(parts.checks.map((c) => [c.body.name, at('check', c.index)]));
@@ -153,6 +151,20 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
     errors.push({
       path: ['check', index, 'name'],
       message: `collides with the service "${service}" of panel checks; rename the check (the whole file is rejected until then)`,
+    });
+  }
+  // A check runs from a host mon knows, else it would wait for an agent that never connects.
+  const hosts = new Set([
+    ...parts.hosts.map((h) => h.name),
+    ...parts.services.flatMap((s) => s.hosts),
+    ...(outside.hosts ?? []),
+  ]);
+  for (const c of parts.checks) {
+    const from = c.body.from ?? null;
+    if (from === null || hosts.has(from)) continue;
+    errors.push({
+      path: ['check', at('check', c.index), 'from'],
+      message: `no host named "${from}": add it with POST /api/v1/hosts, or name it in a [[host]] or a service's hosts`,
     });
   }
   const panelChannels = new Set(outside.channels ?? []);

@@ -283,21 +283,15 @@ test('two heartbeats cannot share a ping token', () => {
   assert.equal(errorOf(hb('a') + hb('b')), 'check[1].ping_token: check[0] has the same ping URL');
 });
 
-test('a collision with a panel or host check rejects the whole file', () => {
-  const names = () => ({
-    checks: [
-      { name: 'api', source: 'panel' as const },
-      { name: 'disk-job', source: 'host' as const, host: 'web-1' },
-    ],
-  });
+test('a collision with a panel check rejects the whole file', () => {
+  const names = () => ({ checks: [{ name: 'api', source: 'panel' as const }] });
   const text = [
     check('api', 's', 'url = "https://x.example"'),
     check('ok', 's', 'ping = "h"'),
-    check('disk-job', 's', 'ping = "h"'),
+    check('api2', 's', 'ping = "h"'),
   ].join('');
   assert.deepEqual(errorOf(text, { env: {}, names }).split('\n'), [
     'check[0].name: collides with the panel check "api"; rename one of them (the whole file is rejected until then)',
-    'check[2].name: collides with the check "disk-job" of host web-1\'s checks file; rename one of them (the whole file is rejected until then)',
   ]);
   assert.match(
     errorOf(check('x', 'api', 'ping = "h"'), { env: {}, names }),
@@ -310,6 +304,22 @@ test('a collision with a panel or host check rejects the whole file', () => {
     }),
     'check[0].name: collides with the service "backend" of panel checks; rename the check (the whole file is rejected until then)',
   );
+});
+
+test("a check's from must name a host of the file or one known outside it", () => {
+  const pinged = (name: string, from: string) => check(name, 's', `ping = "h"\nfrom = "${from}"`);
+  assert.equal(
+    errorOf(check('ok', 's', 'ping = "h"') + pinged('far', 'web-1')),
+    'check[1].from: no host named "web-1": add it with POST /api/v1/hosts, or name it in a [[host]] or a service\'s hosts',
+  );
+  // A [[host]] or a service's hosts in the same file, or a host the database knows.
+  configOf(`${pinged('a', 'web-1')}[[host]]\nname = "web-1"\n`);
+  configOf(`${pinged('a', 'web-2')}[[service]]\nname = "t"\nhosts = ["web-2"]\n`);
+  const config = configOf(pinged('a', 'web-3'), {
+    env: {},
+    names: () => ({ checks: [], hosts: ['web-3'] }),
+  });
+  assert.equal(config.checks[0]!.body.from, 'web-3');
 });
 
 test('top-level tables are validated', () => {

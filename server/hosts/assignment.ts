@@ -6,6 +6,7 @@ import {
   type PollAnswer,
   SAMPLE_EVERY_MS,
 } from '../../protocol/agent.ts';
+import type { CheckDefinition } from '../../protocol/check.ts';
 import { referencedNames } from '../../protocol/env-refs.ts';
 import type { CheckEngine, Entry } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
@@ -74,13 +75,14 @@ export function createAssignments(deps: Deps, engine: CheckEngine): Assignments 
           continue;
         }
         // Heartbeats are pushed to the server; domain checks ask RDAP from the server alone.
-        if (entry.rec.kind === 'heartbeat' || entry.rec.kind === 'domain') continue;
+        const { def } = entry;
+        if (def.kind === 'heartbeat' || def.kind === 'domain' || def.kind === 'command') continue;
         const needs = capabilityNeeded(entry);
         if (needs !== null && !agent.capabilities.has(needs)) {
           gated.push({ id, reason: tooOld(host, agent.version, needs) });
           continue;
         }
-        checks.push(assigned(deps, entry));
+        checks.push(assigned(deps, entry, def));
       }
       checks.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
       commands.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
@@ -117,8 +119,7 @@ function tooOld(host: string, version: string, needs: AgentCapability): string {
  * target and headers, as the server's own runs would fill them in: any variable for a check of
  * mon.toml, only those `[checks] api_env` lists for a check of the panel or the API.
  */
-function assigned(deps: Deps, entry: Entry): AssignedCheck {
-  const { def } = entry;
+function assigned(deps: Deps, entry: Entry, def: CheckDefinition): AssignedCheck {
   const target = def.target ?? '';
   const allowed = entry.rec.managed ? null : deps.config.current().checkSettings.apiEnv;
   const env: Record<string, string> = {};

@@ -89,7 +89,14 @@ export function fileHostNames(config: LiveConfig): Set<string> {
 
 /** Every host mon knows: mon.toml's, those added through the API or by an agent, and linked ones. */
 export function knownHosts(db: DatabaseSync, config: LiveConfig): Set<string> {
-  const names = fileHostNames(config);
+  const names = storedHostNames(db);
+  for (const name of fileHostNames(config)) names.add(name);
+  return names;
+}
+
+/** The hosts the database knows (added through the API or by an agent, and linked ones): mon.toml's `from` may name them. */
+export function storedHostNames(db: DatabaseSync): Set<string> {
+  const names = new Set<string>();
   for (const h of all(db, 'SELECT name FROM hosts', nameRow)) names.add(h.name);
   for (const l of serviceHostLinks(db)) names.add(l.host);
   return names;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncidentRead, IncidentsList } from '../../protocol/incidents.ts';
 import { authTestServer, browser } from '../auth/test-helpers.ts';
+import { addHost } from '../checks/testkit.ts';
 import { FakeClock } from '../clock.ts';
 
 /** `POST /api/v1/incidents/{id}/ack` (docs/incidents.md "Acknowledging") with real accounts and tokens. */
@@ -12,6 +13,7 @@ test('write callers acknowledge an open incident once; viewers and read tokens c
   t.after(() => server.dispose());
   const write = { authorization: `Bearer ${await server.tokenOf('write')}` };
   const read = { authorization: `Bearer ${await server.tokenOf('read')}` };
+  await addHost(server, 'web1');
   const viewer = browser(await server.cookieOf(await server.addUser('viewer@example.com', 'viewer')));
   const admin = browser(await server.cookieOf(await server.addUser('admin@example.com', 'admin')));
   const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string>) => {

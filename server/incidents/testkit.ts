@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncidentRead, IncidentsList } from '../../protocol/incidents.ts';
 import type { RunStatus } from '../checks/state.ts';
-import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
+import { type Any, addHost, checkServer, liveConfig } from '../checks/testkit.ts';
 import type { FileService } from '../config/core.ts';
 import type { LiveConfig } from '../config/service.ts';
 
@@ -25,6 +25,8 @@ export async function incidentServer(
 ) {
   const config = liveConfig({ ...more, services });
   const kit = await checkServer({ ...options, config: config.service });
+  // The host its checks run from.
+  await addHost(kit.server, 'agent1');
   const { clock, engine, inject } = kit;
   const check = async (name: string, service: string): Promise<string> => {
     const body = { name, service, kind: 'tcp', target: 'db.internal:5432', from: 'agent1', everyMs: 10_000 };

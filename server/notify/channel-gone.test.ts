@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { IncidentRead, IncidentsList } from '../../protocol/incidents.ts';
-import { checkServer } from '../checks/testkit.ts';
+import { addHost, checkServer } from '../checks/testkit.ts';
 import { FakeClock } from '../clock.ts';
 import { startReceiver } from '../http/fixtures/receiver.ts';
 import { all, int, mapper, text } from '../store/rows.ts';
@@ -39,6 +39,7 @@ async function serverOn(dir: string, clock: FakeClock) {
     ...kit,
     outbox: () => all(kit.server.deps.store.read, 'SELECT state, attempts, change FROM outbox', outboxRow),
     async openIncident() {
+      await addHost(kit.server, 'agent1');
       const made = await inject('POST', '/api/v1/checks', {
         name: 'home',
         service: 'shop',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Warnings } from '../../protocol/overview.ts';
 import type { Principal } from '../auth/access.ts';
-import { checkServer, liveConfig } from '../checks/testkit.ts';
+import { addHost, checkServer, liveConfig } from '../checks/testkit.ts';
 import { FakeClock } from '../clock.ts';
 import { channelSettings } from '../notify/config.ts';
 import { storedSettings } from '../notify/targets.ts';
@@ -99,6 +99,7 @@ test('sharedHost: mon runs on a host of a service, or a check it runs reaches th
   await add('elsewhere', 'tcp', '192.0.2.10:443');
   await add('no such name', 'http', 'https://nothing.invalid/health');
   // An agent's check reaching its own loopback is about that host, not this one.
+  await addHost(server, 'db-7');
   await add('agent local', 'tcp', '127.0.0.1:5432', 'db-7');
   assert.equal(await shared(), false);
 

@@ -36,6 +36,14 @@ export default function CheckForm({ id }: { id?: string }) {
   if (id && definition.isPending) return <Loading />;
   if (id && definition.isError) return <ReadError error={definition.error} />;
   const def = definition.data;
+  // A command check has no form here: its host's checks.toml defines it.
+  if (def?.input.kind === 'command') {
+    return (
+      <div className="alert" data-testid="read-only">
+        {readOnlyReason(def, def.input.from)}
+      </div>
+    );
+  }
   return (
     <FormBody
       key={id ?? 'new'}

@@ -16,6 +16,7 @@ import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
 import { createHosts } from './hosts/feature.ts';
+import type { HostsOptions } from './hosts/options.ts';
 import { storedHostNames } from './hosts/store.ts';
 import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
@@ -47,6 +48,8 @@ export type ServerOptions = {
   authenticate?: Authenticator;
   /** Notification settings of tests: the platforms' API addresses. */
   notify?: NotifyOptions;
+  /** Host settings of tests: agents told to sample faster. */
+  hosts?: HostsOptions;
 };
 
 /** The running server's parts, for main.ts and tests. */
@@ -126,7 +129,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     incidents.feature,
     createWindows(deps).feature,
     deploys.feature,
-    createHosts(deps, checks.engine).feature,
+    createHosts(deps, checks.engine, options.hosts).feature,
     notify.feature,
     createWatchdog(deps).feature,
     createOverview(deps, checks.engine).feature,

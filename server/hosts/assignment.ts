@@ -10,6 +10,7 @@ import type { CheckDefinition } from '../../protocol/check.ts';
 import { referencedNames } from '../../protocol/env-refs.ts';
 import type { CheckEngine, Entry } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
+import type { HostsOptions } from './options.ts';
 
 /** What an agent said of itself in its poll. */
 export type AgentInfo = { version: string; capabilities: ReadonlySet<string> };
@@ -32,7 +33,7 @@ export type Assignments = {
  * looks at one host's checks only; the listeners hear of a burst of changes (a mon.toml reload
  * adopting hundreds of checks) once, after it.
  */
-export function createAssignments(deps: Deps, engine: CheckEngine): Assignments {
+export function createAssignments(deps: Deps, engine: CheckEngine, options: HostsOptions = {}): Assignments {
   const byHost = new Map<string, Set<string>>();
   const listeners: ((hosts: ReadonlySet<string>) => void)[] = [];
   let changed: Set<string> | null = null;
@@ -89,7 +90,7 @@ export function createAssignments(deps: Deps, engine: CheckEngine): Assignments 
       const body = {
         protocol: AGENT_PROTOCOL,
         host,
-        settings: { sampleEveryMs: SAMPLE_EVERY_MS },
+        settings: { sampleEveryMs: options.sampleEveryMs ?? SAMPLE_EVERY_MS },
         checks,
         commands,
       };

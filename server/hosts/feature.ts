@@ -6,6 +6,7 @@ import { applyFrames, type FramesItem } from './apply.ts';
 import { createAssignments } from './assignment.ts';
 import { registerFrames } from './frames.ts';
 import { createHousekeeping } from './housekeeping.ts';
+import type { HostsOptions } from './options.ts';
 import { type Polls, registerPoll } from './poll.ts';
 import { registerHostRoutes } from './routes.ts';
 import { createSilenceWatch } from './silence.ts';
@@ -17,8 +18,8 @@ const MAX_WAITING_BATCHES = 4000;
  * Hosts and their agents (docs/hosts.md, docs/agent.md): the agent's routes (frames, poll, the agent
  * file), the host routes of the JSON API, the silence watch and the hourly pruning.
  */
-export function createHosts(deps: Deps, engine: CheckEngine) {
-  const assignments = createAssignments(deps, engine);
+export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptions = {}) {
+  const assignments = createAssignments(deps, engine, options);
   const silence = createSilenceWatch({ deps, engine, checksOf: assignments.checksOf });
   const housekeeping = createHousekeeping(deps);
   const frames = deps.store.ingestQueue<FramesItem>({

@@ -1,12 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  AGENT_PROTOCOL,
-  agentCapabilities,
-  type DeclaredCheck,
-  type PollAnswer,
-  SAMPLE_EVERY_MS,
-} from '../protocol/agent.ts';
+import type { DeclaredCheck, PollAnswer } from '../protocol/agent.ts';
+import { AGENT_PROTOCOL, agentCapabilities, SAMPLE_EVERY_MS } from '../protocol/agent-constants.ts';
 import type { Clock, TimerHandle } from '../server/clock.ts';
 import { createCheckRunner } from './checks.ts';
 import { declarationOf, readChecksFile } from './checks-file.ts';

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { Plugin } from 'rolldown';
 import packageJson from './package.json' with { type: 'json' };
 
 /**
@@ -19,6 +21,7 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
   const { output } = await build({
     input: join(import.meta.dirname, 'main.ts'),
     platform: 'node',
+    plugins: [requireBuiltins],
     tsconfig: false,
     transform: { target: 'node20' },
     logLevel: 'warn',
@@ -48,6 +51,30 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
   }
   return { file, bytes: Buffer.byteLength(chunk.code) };
 }
+
+const BUILTIN = '\0mon-builtin:';
+
+/**
+ * Node's built-in modules reach the bundle through `require`, not `import`: an ES module that imports
+ * one gets every export read, getters included, and some getters load a lot (`http.WebSocket` Node's
+ * whole fetch and WebSocket client, `tls.rootCertificates` every root certificate, `crypto.webcrypto`
+ * the Web Crypto API). On Node 24 that was 14 MB of the agent's memory for nothing it uses. Each
+ * built-in the code imports becomes a CommonJS module that requires it; rolldown reads its exports
+ * where they are used.
+ */
+const requireBuiltins: Plugin = {
+  name: 'mon:require-builtins',
+  resolveId(source, importer) {
+    // node:module gives the bundle its `require` (createRequire): imported as it is.
+    if (!isBuiltin(source) || source === 'node:module') return null;
+    if (importer?.startsWith(BUILTIN)) return { id: source, external: true };
+    return { id: `${BUILTIN}${source}`, moduleSideEffects: false };
+  },
+  load(id) {
+    if (!id.startsWith(BUILTIN)) return null;
+    return `module.exports = require(${JSON.stringify(id.slice(BUILTIN.length))});`;
+  },
+};
 
 if (import.meta.main) {
   const built = await buildAgent(process.argv[2]);

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';
-import { z } from 'zod';
 import type { DeclaredCheck } from '../protocol/agent.ts';
 import { formatDuration, parseDuration } from '../protocol/durations.ts';
-import { fieldIssue } from '../protocol/messages.ts';
-import { nameSchema } from '../protocol/text.ts';
+import { nameProblem } from '../protocol/text-rules.ts';
 
 /**
  * The host's checks.toml (docs/agent.md): command checks, each a `[[check]]` table with `name`,
@@ -29,24 +27,54 @@ const MAX_TIMEOUT_MS = 120_000;
 /** The most problems a declaration carries (declareFrameSchema). */
 const MAX_PROBLEMS = 100;
 
-const duration = (min: number, max: number) =>
-  z.string({ error: 'must be a duration such as "30s", "5m" or "1h"' }).transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === null)
-      ctx.addIssue({ code: 'custom', message: 'must be a duration such as "30s", "5m" or "1h"' });
-    else if (ms < min) ctx.addIssue({ code: 'custom', message: `must be at least ${formatDuration(min)}` });
-    else if (ms > max) ctx.addIssue({ code: 'custom', message: `must be at most ${formatDuration(max)}` });
-    return ms ?? 0;
-  });
+const DURATION_WORDS = 'must be a duration such as "30s", "5m" or "1h"';
 
-const checkTableSchema = z.strictObject({
-  name: nameSchema,
-  service: nameSchema,
-  command: z.string().trim().min(1).max(4096),
-  from: nameSchema,
-  every: duration(MIN_EVERY_MS, MAX_EVERY_MS).optional(),
-  timeout: duration(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
-});
+/**
+ * Why the value of each field of a `[[check]]` table cannot be used, or null; in the order problems are
+ * told. Checked by hand, without the schema library, which the agent does not load (it would cost a
+ * third of the agent's memory); names follow the same rules as everywhere in mon (text-rules.ts).
+ */
+const fieldRules: Record<string, (value: unknown) => string | null> = {
+  name: nameRule,
+  service: nameRule,
+  command: (value) => {
+    if (value === undefined) return 'required';
+    if (typeof value !== 'string') return 'must be a string';
+    const command = value.trim();
+    if (command === '') return 'must not be empty';
+    return command.length > 4096 ? 'must be at most 4096 characters' : null;
+  },
+  from: nameRule,
+  every: durationRule(MIN_EVERY_MS, MAX_EVERY_MS),
+  timeout: durationRule(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS),
+};
+
+function nameRule(value: unknown): string | null {
+  if (value === undefined) return 'required';
+  return typeof value === 'string' ? nameProblem(value.trim()) : 'must be a name (text)';
+}
+
+function durationRule(min: number, max: number) {
+  return (value: unknown): string | null => {
+    if (value === undefined) return null;
+    const ms = typeof value === 'string' ? parseDuration(value) : null;
+    if (ms === null) return DURATION_WORDS;
+    if (ms < min) return `must be at least ${formatDuration(min)}`;
+    return ms > max ? `must be at most ${formatDuration(max)}` : null;
+  };
+}
+
+/** The first problem of a table, as told after its place (` every: must be…`, `: must be a table`), or null. */
+function tableProblem(table: unknown): string | null {
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) return ': must be a table';
+  const fields = table as Record<string, unknown>;
+  for (const [field, rule] of Object.entries(fieldRules)) {
+    const problem = rule(fields[field]);
+    if (problem) return ` ${field}: ${problem}`;
+  }
+  const unknown = Object.keys(fields).find((key) => !Object.hasOwn(fieldRules, key));
+  return unknown === undefined ? null : ` ${unknown}: unknown field`;
+}
 
 /** Reads and checks the file; a missing file is an empty one (a host without command checks). */
 export async function readChecksFile(path: string): Promise<ChecksFile> {
@@ -90,15 +118,18 @@ export function parseChecksFile(text: string): ChecksFile {
     const where = `check[${index}]${typeof written === 'string' ? ` (${written})` : ''}`;
     const problem = (text: string) =>
       problems.push({ from: typeof host === 'string' ? host.trim() : null, text: text.slice(0, 1000) });
-    const parsed = checkTableSchema.safeParse(table);
-    if (!parsed.success) {
-      const { path, message } = fieldIssue(parsed.error.issues[0]!);
-      problem(`${where}${path.length > 0 ? ` ${path.join('.')}` : ''}: ${message}`);
+    const problemText = tableProblem(table);
+    if (problemText) {
+      problem(`${where}${problemText}`);
       return;
     }
-    const { name, service, command, from } = parsed.data;
-    const everyMs = parsed.data.every ?? DEFAULT_EVERY_MS;
-    const timeoutMs = parsed.data.timeout ?? Math.min(DEFAULT_TIMEOUT_MS, everyMs);
+    // Every field checked: the names and the command are strings, the durations absent or valid.
+    const fields = table as Record<string, string | undefined>;
+    const field = (key: string) => fields[key]!.trim();
+    const [name, service, command, from] = [field('name'), field('service'), field('command'), field('from')];
+    const everyMs = fields.every === undefined ? DEFAULT_EVERY_MS : parseDuration(fields.every)!;
+    const timeoutMs =
+      fields.timeout === undefined ? Math.min(DEFAULT_TIMEOUT_MS, everyMs) : parseDuration(fields.timeout)!;
     if (timeoutMs > everyMs) {
       problem(`${where} timeout: must be at most every (${formatDuration(everyMs)})`);
       return;

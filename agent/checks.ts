@@ -1,6 +1,5 @@
 import type { AssignedCheck, DeclaredCheck, PollAnswer, RunFrame } from '../protocol/agent.ts';
 import type { CheckDefinition } from '../protocol/check.ts';
-import { runners as serverRunners } from '../runners/index.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from '../runners/run.ts';
 import type { Clock, TimerHandle } from '../server/clock.ts';
 import { runCommand } from './command.ts';
@@ -47,7 +46,12 @@ export function createCheckRunner(deps: {
   context?: Partial<Omit<RunContext, 'env' | 'signal' | 'now'>>;
 }): CheckRunner {
   const { clock, log } = deps;
-  const runners = deps.runners ?? serverRunners;
+  // The runners are loaded with the first check to run: they bring TLS and DNS, which cost an agent
+  // without server checks several MB of memory for nothing.
+  let loading: Promise<Record<ServerRunKind, Runner>> | null = deps.runners
+    ? Promise.resolve(deps.runners)
+    : null;
+  const runners = () => (loading ??= import('../runners/index.ts').then((loaded) => loaded.runners));
   const jobs = new Map<string, Job>();
   /** What was logged about a check that cannot run, so it is said once. */
   const said = new Set<string>();
@@ -104,7 +108,7 @@ export function createCheckRunner(deps: {
           );
           continue;
         }
-        const runner = runners[check.kind];
+        const { kind } = check;
         const definition = definitionOf(check);
         const context = (signal: AbortSignal): RunContext => ({
           ...deps.context,
@@ -116,7 +120,7 @@ export function createCheckRunner(deps: {
           id: check.id,
           key: JSON.stringify(check),
           everyMs: check.everyMs,
-          run: (signal) => runner(definition, context(signal)),
+          run: async (signal) => (await runners())[kind](definition, context(signal)),
         });
       }
       for (const { id, name } of assignment.commands) {

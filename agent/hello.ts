@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { AGENT_PROTOCOL, agentCapabilities, type HelloFrame } from '../protocol/agent.ts';
+import type { HelloFrame } from '../protocol/agent.ts';
+import { AGENT_PROTOCOL, agentCapabilities } from '../protocol/agent-constants.ts';
 
 /**
  * The `hello` frame: the agent's version, protocol and capabilities, and facts about the host read

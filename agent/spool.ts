@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -54,7 +54,7 @@ export async function openSpool(
   for (const name of (await readdir(dir)).sort()) {
     if (name.startsWith(TEMP_PREFIX)) {
       // A write cut short by a crash: never renamed into place, so never a whole body.
-      await rm(join(dir, name), { force: true });
+      await removeFile(join(dir, name));
       continue;
     }
     if (!namePattern.test(name)) continue;
@@ -67,12 +67,15 @@ export async function openSpool(
   let lastTs = newest ? Number(newest.slice(0, 15)) : 0;
   let sequence = newest ? Number(newest.slice(16, 22)) + 1 : 0;
   let droppedTotal = 0;
+  // The newest body stays in memory: mostly it is the one sent next, and need not be read back.
+  let lastBody: { name: string; body: Buffer } | null = null;
 
   const removeOldest = async (): Promise<void> => {
     const file = files.shift();
     if (!file) return;
     bytes -= file.bytes;
-    await rm(join(dir, file.name), { force: true });
+    if (lastBody?.name === file.name) lastBody = null;
+    await removeFile(join(dir, file.name));
   };
 
   return {
@@ -100,12 +103,14 @@ export async function openSpool(
         await handle.close();
       }
       await rename(temp, join(dir, name));
+      lastBody = { name, body };
       files.push({ name, bytes: body.length });
       bytes += body.length;
     },
     async oldest() {
       while (files.length > 0) {
         const { name } = files[0]!;
+        if (lastBody?.name === name) return lastBody;
         try {
           return { name, body: await readFile(join(dir, name)) };
         } catch {
@@ -120,9 +125,19 @@ export async function openSpool(
       if (index < 0) return;
       bytes -= files[index]!.bytes;
       files.splice(index, 1);
-      await rm(join(dir, name), { force: true });
+      if (lastBody?.name === name) lastBody = null;
+      await removeFile(join(dir, name));
     },
     size: () => ({ files: files.length, bytes }),
     dropped: () => droppedTotal,
   };
+}
+
+/** Deletes a file; one already gone is no error. */
+async function removeFile(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }

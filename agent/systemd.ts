@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { UnitSample } from '../protocol/agent.ts';
-import { unitStates } from '../protocol/agent.ts';
+import { unitStates } from '../protocol/agent-constants.ts';
 
 /**
  * systemd services through one `systemctl show` per sample (docs/host-metrics.md, "systemd units"):

@@ -1,16 +1,9 @@
 import http from 'node:http';
-import https from 'node:https';
-import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import {
-  type AgentFrame,
-  MAX_FRAMES_BYTES,
-  MAX_INFLATED_FRAMES_BYTES,
-  POLL_WAIT_MS,
-  type PollAnswer,
-  pollAnswerSchema,
-} from '../protocol/agent.ts';
+import type { AgentFrame, PollAnswer } from '../protocol/agent.ts';
+import { MAX_FRAMES_BYTES, MAX_INFLATED_FRAMES_BYTES, POLL_WAIT_MS } from '../protocol/agent-constants.ts';
+import { readPollAnswer } from './poll-answer.ts';
 
 /**
  * The agent's two requests to the server: `POST /agent/v1/frames` and `GET /agent/v1/poll`
@@ -64,26 +57,31 @@ export function createTransport(options: {
   userAgent: string;
 }): Transport {
   const secure = options.server.protocol === 'https:';
-  const agent = secure
-    ? new https.Agent({
-        keepAlive: true,
-        rejectUnauthorized: true,
-        ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
-      })
-    : new http.Agent({ keepAlive: true });
+  // TLS is loaded for an https server only: it costs several MB of memory.
+  const client: Promise<{ request: typeof http.request; agent: http.Agent }> = secure
+    ? Promise.all([import('node:https'), import('node:tls')]).then(([https, tls]) => ({
+        request: https.request,
+        agent: new https.Agent({
+          keepAlive: true,
+          rejectUnauthorized: true,
+          ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+        }),
+      }))
+    : Promise.resolve({ request: http.request, agent: new http.Agent({ keepAlive: true }) });
   const base = options.server.pathname.replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${options.token}`, 'user-agent': options.userAgent };
 
-  const exchange = (
+  const exchange = async (
     method: 'GET' | 'POST',
     path: string,
     extra: Record<string, string>,
     body: Buffer | null,
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<{ status: number; retryAfter: string | undefined; text: string }> =>
-    new Promise((resolve, reject) => {
-      const request = (secure ? https : http).request(
+  ): Promise<{ status: number; retryAfter: string | undefined; text: string }> => {
+    const { request: send, agent } = await client;
+    return new Promise((resolve, reject) => {
+      const request = send(
         {
           protocol: options.server.protocol,
           hostname: options.server.hostname.replace(/^\[|\]$/g, ''),
@@ -120,6 +118,7 @@ export function createTransport(options: {
       request.on('error', reject);
       request.end(body ?? undefined);
     });
+  };
 
   return {
     async postFrames(body) {
@@ -146,14 +145,14 @@ export function createTransport(options: {
       try {
         const answer = await exchange('GET', `/agent/v1/poll?${search}`, {}, null, POLL_TIMEOUT_MS, signal);
         if (answer.status !== 200) return failure(answer);
-        const parsed = pollAnswerSchema.safeParse(jsonOf(answer.text));
-        if (!parsed.success) return { kind: 'failed', detail: 'the poll answer is not one this agent reads' };
-        return { kind: 'answer', answer: parsed.data };
+        const read = readPollAnswer(jsonOf(answer.text));
+        if (!read) return { kind: 'failed', detail: 'the poll answer is not one this agent reads' };
+        return { kind: 'answer', answer: read };
       } catch (error) {
         return { kind: 'failed', detail: networkText(error) };
       }
     },
-    close: () => agent.destroy(),
+    close: () => void client.then(({ agent }) => agent.destroy()),
   };
 }
 
@@ -208,22 +207,37 @@ const gzipAsync = promisify(gzip);
 /** The most frames one body holds (framesBodySchema). */
 const MAX_FRAMES_PER_BODY = 10_000;
 
-/**
- * The request bodies of `frames`, oldest first: JSON `{frames}` gzipped, each at most MAX_FRAMES_BYTES
- * as sent and MAX_INFLATED_FRAMES_BYTES as JSON; a bigger batch is split in halves until each part
- * fits. A single frame too big to send on its own is left out and named in `dropped`.
- */
-export async function encodeFrames(
+/** A frame with its JSON text, written once (the outbox measures it, the body is made of it). */
+export type FrameJson = { frame: AgentFrame; json: string };
+
+export function frameJson(frame: AgentFrame): FrameJson {
+  return { frame, json: JSON.stringify(frame) };
+}
+
+/** `encodeFrameJson` of the frames. */
+export function encodeFrames(
   frames: readonly AgentFrame[],
+  limits: { maxBytes?: number; maxInflated?: number } = {},
+): Promise<{ bodies: Buffer[]; dropped: AgentFrame[] }> {
+  return encodeFrameJson(frames.map(frameJson), limits);
+}
+
+/**
+ * The request bodies of the frames, oldest first: JSON `{frames}` gzipped, each at most
+ * MAX_FRAMES_BYTES as sent and MAX_INFLATED_FRAMES_BYTES as JSON; a bigger batch is split in halves
+ * until each part fits. A single frame too big to send on its own is left out and named in `dropped`.
+ */
+export async function encodeFrameJson(
+  frames: readonly FrameJson[],
   limits: { maxBytes?: number; maxInflated?: number } = {},
 ): Promise<{ bodies: Buffer[]; dropped: AgentFrame[] }> {
   const maxBytes = limits.maxBytes ?? MAX_FRAMES_BYTES;
   const maxInflated = limits.maxInflated ?? MAX_INFLATED_FRAMES_BYTES;
   const bodies: Buffer[] = [];
   const dropped: AgentFrame[] = [];
-  const encode = async (part: readonly AgentFrame[]): Promise<void> => {
+  const encode = async (part: readonly FrameJson[]): Promise<void> => {
     if (part.length === 0) return;
-    const json = JSON.stringify({ frames: part });
+    const json = `{"frames":[${part.map((f) => f.json).join(',')}]}`;
     const fits = part.length <= MAX_FRAMES_PER_BODY && Buffer.byteLength(json) <= maxInflated;
     const body = fits ? await gzipAsync(json) : null;
     if (body && body.length <= maxBytes) {
@@ -231,7 +245,7 @@ export async function encodeFrames(
       return;
     }
     if (part.length === 1) {
-      dropped.push(part[0]!);
+      dropped.push(part[0]!.frame);
       return;
     }
     const half = Math.ceil(part.length / 2);

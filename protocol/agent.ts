@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { containerStates, unitStates } from './agent-constants.ts';
 import { assertionSchema, httpMethods } from './check.ts';
 import { checkKinds } from './kinds.ts';
 import { nameSchema } from './text.ts';
@@ -8,32 +9,22 @@ import { nameSchema } from './text.ts';
  * and what the server answers to its long poll (`GET /agent/v1/poll`). One schema for both sides: the
  * agent builds frames of these types, the server parses them with these schemas. A frame of a kind the
  * server does not know is counted (`mon_agent_unknown_frames_total`) and skipped, never refused, so a
- * newer agent keeps working with an older server.
+ * newer agent keeps working with an older server. The agent takes only types from here (its run-time
+ * values come from agent-constants.ts): the schema library never loads in it.
  */
 
-/** The protocol version both sides speak; the poll answers the server's. */
-export const AGENT_PROTOCOL = 1;
-
-/**
- * What an agent can run beyond the base protocol; it names them in the poll's `capabilities`. A check
- * that needs a capability the agent lacks is not given to it, and the check says why (SPEC Check
- * behavior 4: agents must be updated before they get ping checks or request headers).
- */
-export const agentCapabilities = ['ping', 'headers'] as const;
-export type AgentCapability = (typeof agentCapabilities)[number];
-
-/** The agent samples every 15 s (SPEC Limits). */
-export const SAMPLE_EVERY_MS = 15_000;
-/**
- * An agent is silent once no frame arrived for four sampling intervals: its checks turn `unknown` and
- * its host opens an incident of its own (SPEC Check behavior 6). A frame ends the silence.
- */
-export const AGENT_SILENT_AFTER_MS = 4 * SAMPLE_EVERY_MS;
-/** Body of `POST /agent/v1/frames`: at most 4 MiB as sent (gzip); at most this much once inflated. */
-export const MAX_FRAMES_BYTES = 4 * 1024 * 1024;
-export const MAX_INFLATED_FRAMES_BYTES = 32 * 1024 * 1024;
-/** The poll waits at most this long for a change before it answers the same assignment again. */
-export const POLL_WAIT_MS = 25_000;
+export {
+  AGENT_PROTOCOL,
+  AGENT_SILENT_AFTER_MS,
+  type AgentCapability,
+  agentCapabilities,
+  containerStates,
+  MAX_FRAMES_BYTES,
+  MAX_INFLATED_FRAMES_BYTES,
+  POLL_WAIT_MS,
+  SAMPLE_EVERY_MS,
+  unitStates,
+} from './agent-constants.ts';
 
 const ms = z.number().int().nonnegative();
 const bytes = z.number().nonnegative();
@@ -52,15 +43,6 @@ export const diskSchema = z.object({
 });
 export type DiskSample = z.infer<typeof diskSchema>;
 
-export const containerStates = [
-  'created',
-  'running',
-  'paused',
-  'restarting',
-  'removing',
-  'exited',
-  'dead',
-] as const;
 export const containerSchema = z.object({
   /** The Engine API's container id (64 hex). */
   id: shortText(128),
@@ -87,14 +69,6 @@ export const containerSchema = z.object({
 });
 export type ContainerSample = z.infer<typeof containerSchema>;
 
-export const unitStates = [
-  'active',
-  'reloading',
-  'inactive',
-  'failed',
-  'activating',
-  'deactivating',
-] as const;
 export const unitSchema = z.object({
   /** e.g. nginx.service */
   name: shortText(256),

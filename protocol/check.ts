@@ -1,6 +1,12 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { headersSchema, hideHeaderValues, keepStoredHeaders } from './headers.ts';
+import {
+  headerNameProblem,
+  headerValueProblem,
+  hideHeaderValues,
+  keepStoredHeaders,
+  MAX_HEADERS,
+} from './headers.ts';
 import { allowedAssertions, type CheckKind, checkKinds } from './kinds.ts';
 import {
   connectingKinds,
@@ -36,6 +42,26 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DOMAIN_EVERY_MS = 6 * 3600_000;
 export const DEFAULT_GRACE_MS = 5 * 60_000;
 export const httpMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** `headers` of a check body; a null value keeps the stored one on PUT (reads never show literal values). */
+export const headersSchema = z
+  .record(z.string(), z.string({ error: 'must be text, or null to keep the stored value' }).nullable(), {
+    error: 'must be an object of header names and values',
+  })
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > MAX_HEADERS)
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers` });
+    const seen = new Set<string>();
+    for (const name of names) {
+      const problem =
+        headerNameProblem(name) ??
+        (seen.has(name.toLowerCase()) ? 'given twice (header names ignore case)' : null) ??
+        (headers[name] == null ? null : headerValueProblem(headers[name]));
+      seen.add(name.toLowerCase());
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+    }
+  });
 
 const statusWords = 'must be a status code from 100 to 599 or a pattern such as 2xx';
 const statusPattern = z.union(

@@ -1,8 +1,7 @@
-import { z } from 'zod';
-
 /**
  * Request headers of http checks: sent exactly as written, or refused. Values may reference
- * `${NAME}`; reads never show a literal value (it often holds a credential).
+ * `${NAME}`; reads never show a literal value (it often holds a credential). No schema library here:
+ * the runners check header values at each run, in the agent too (check.ts has the body's schema).
  */
 
 export const MAX_HEADERS = 50;
@@ -52,26 +51,6 @@ export function headerValueProblem(value: string): string | null {
     return 'must contain only Latin-1 characters (HTTP cannot send others in a header, such as € or emoji)';
   return null;
 }
-
-/** `headers` of a check body; a null value keeps the stored one on PUT (reads never show literal values). */
-export const headersSchema = z
-  .record(z.string(), z.string({ error: 'must be text, or null to keep the stored value' }).nullable(), {
-    error: 'must be an object of header names and values',
-  })
-  .superRefine((headers, ctx) => {
-    const names = Object.keys(headers);
-    if (names.length > MAX_HEADERS)
-      ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers` });
-    const seen = new Set<string>();
-    for (const name of names) {
-      const problem =
-        headerNameProblem(name) ??
-        (seen.has(name.toLowerCase()) ? 'given twice (header names ignore case)' : null) ??
-        (headers[name] == null ? null : headerValueProblem(headers[name]));
-      seen.add(name.toLowerCase());
-      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
-    }
-  });
 
 /** `${NAME}` alone: a value reads may show, since it holds no value itself. */
 function isReference(value: string): boolean {

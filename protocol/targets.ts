@@ -3,7 +3,7 @@ import { type CheckKind, connectingKinds } from './kinds.ts';
 
 export { connectingKinds };
 
-import { hiddenTextProblem } from './text.ts';
+import { hiddenTextProblem } from './text-rules.ts';
 
 /** What a check's `target` may be, per kind, with and without `${NAME}` references. */
 

@@ -1,47 +1,13 @@
 import { z } from 'zod';
+import { nameProblem } from './text-rules.ts';
 
-/**
- * Rules for text that mon shows or sends as written: names shown in the panel and used in URLs, and
- * check targets. Text that would look or travel differently from what was typed is refused.
- */
+export { hasVisibleCharacter, hiddenTextProblem, nameProblem } from './text-rules.ts';
 
-/**
- * Controls (C0, DEL, C1), format characters (zero-width spaces, direction marks) and line or paragraph
- * separators: invisible in the panel, and a URL parser drops some of them silently.
- */
-const hidden = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
-/**
- * A character that shows: a letter, digit, punctuation or symbol that is not ignorable (Hangul fillers,
- * variation selectors) and not the blank braille pattern.
- */
-const shows = /[[\p{L}\p{N}\p{P}\p{S}]--[\p{Default_Ignorable_Code_Point}\u2800]]/v;
-
-/** Why `text` cannot be shown or sent as written (hidden characters, broken Unicode), or null. */
-export function hiddenTextProblem(text: string): string | null {
-  // A lone surrogate half is not a character: it cannot be encoded, shown or sent.
-  if (!text.isWellFormed()) return 'must be valid Unicode text (it holds half of a surrogate pair)';
-  if (hidden.test(text)) return 'must not contain control characters, line breaks or invisible formatting';
-  return null;
-}
-
-/** Whether `text` has at least one character that shows. */
-export function hasVisibleCharacter(text: string): boolean {
-  return shows.test(text);
-}
-
-/** Names of checks, heartbeats, services and hosts: shown in the panel and used in URLs. */
+/** Names of checks, heartbeats, services and hosts: shown in the panel and used in URLs (text-rules.ts). */
 export const nameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a name (text)') })
   .trim()
-  .min(1, 'must not be empty')
-  .max(100, 'must be at most 100 characters')
   .superRefine((name, ctx) => {
-    if (name === '') return; // said by min
-    const problem = hiddenTextProblem(name);
-    if (problem) return void ctx.addIssue({ code: 'custom', message: problem });
-    if (/[/\\?#]/.test(name))
-      return void ctx.addIssue({ code: 'custom', message: 'must not contain /, \\, ? or #' });
-    if (!hasVisibleCharacter(name))
-      ctx.addIssue({ code: 'custom', message: 'must contain a visible character (a letter, digit or sign)' });
+    const problem = nameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });

@@ -1,4 +1,4 @@
-import { type CheckDefinition, targetProblem } from '../protocol/check.ts';
+import type { CheckDefinition } from '../protocol/check.ts';
 import {
   expandReferences,
   notListed,
@@ -7,6 +7,7 @@ import {
   unlistedReference,
 } from '../protocol/env-refs.ts';
 import { headerValueProblem } from '../protocol/headers.ts';
+import { targetProblem } from '../protocol/targets.ts';
 import type { RunContext, Runner, RunOutcome } from './run.ts';
 
 /** Small pieces every runner uses. */

@@ -1,5 +1,5 @@
 import type { ContainerSample } from '../../protocol/agent.ts';
-import { containerStates } from '../../protocol/agent.ts';
+import { containerStates } from '../../protocol/agent-constants.ts';
 
 /**
  * The parts of the Docker Engine API's answers mon reads, named as its documentation names them

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
-import { envFileValue, installCommands, shellQuote } from './install.ts';
+import { AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
 
 const token = 'bth_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
 /**
@@ -106,7 +106,7 @@ test('the container script downloads the agent into the volume and runs it; with
     request.path === '/mon/agent/v1/agent.mjs'
       ? {
           status: 200,
-          body: 'console.log("agent ran from " + process.env.MON_SERVER)',
+          body: 'console.log("agent ran from " + process.env.MON_SERVER + " with " + process.execArgv.join(" "))',
           headers: { 'content-type': 'text/javascript' },
         }
       : { status: 404 };
@@ -130,12 +130,17 @@ test('the container script downloads the agent into the volume and runs it; with
   const state = join(work.dir, 'state');
   const first = await start(`${receiver.url}/mon`, state);
   assert.equal(first.status, 0, first.stderr);
-  assert.equal(first.stdout, `agent ran from ${receiver.url}/mon\n`);
+  const flags = AGENT_NODE_FLAGS.join(' ');
+  assert.equal(first.stdout, `agent ran from ${receiver.url}/mon with ${flags}\n`);
   assert.ok(existsSync(join(state, 'mon-agent.mjs')));
 
   const down = await start('http://127.0.0.1:1', state);
   assert.match(down.stderr, /mon: cannot download the agent/);
-  assert.equal(down.stdout, 'agent ran from http://127.0.0.1:1\n', 'the copy of the last start runs');
+  assert.equal(
+    down.stdout,
+    `agent ran from http://127.0.0.1:1 with ${flags}\n`,
+    'the copy of the last start runs',
+  );
 
   const fresh = join(work.dir, 'fresh');
   const none = await start(`${receiver.url}/elsewhere`, fresh);
@@ -160,7 +165,12 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
   );
   assert.match(systemd, /^EnvironmentFile=\/etc\/mon-agent\/env$/m);
   assert.match(systemd, /^Environment=MON_STATE_DIR=\/var\/lib\/mon-agent$/m);
-  assert.match(systemd, /^ExecStart=\$node_bin \/usr\/local\/lib\/mon-agent\/mon-agent\.mjs$/m);
+  assert.ok(
+    systemd.includes(
+      `\nExecStart=$node_bin ${AGENT_NODE_FLAGS.join(' ')} /usr/local/lib/mon-agent/mon-agent.mjs\n`,
+    ),
+    'the unit runs the agent with its Node flags',
+  );
   assert.match(systemd, /^systemctl enable --now mon-agent\.service$/m);
   // A host name with a line break cannot end the comment and start a command.
   const odd = installCommands({

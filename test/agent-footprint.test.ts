@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { AGENT_NODE_FLAGS } from '../server/hosts/install.ts';
+import { importGraph, runtimeSpecifiers } from './import-graph.ts';
+
+const root = join(import.meta.dirname, '..');
+
+/**
+ * The agent's memory is mostly what it loads (docs/agent.md, "Footprint"): the schema library alone
+ * would take about a third of it. The agent takes the protocol's types from protocol/agent.ts, which
+ * the type stripping erases, and its values from modules that need no schema.
+ */
+test('the agent loads no schema library at run time: of the packages only smol-toml, of the server only its clock', () => {
+  const graph = importGraph(root, ['agent', 'protocol', 'runners', 'server']);
+  const loaded = new Set<string>();
+  const queue = ['agent/main.ts'];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    queue.push(...(graph.get(file) ?? []));
+  }
+  const packages = new Set(
+    [...loaded].flatMap((file) =>
+      runtimeSpecifiers(file, readFileSync(join(root, file), 'utf8')).filter(
+        (specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:'),
+      ),
+    ),
+  );
+  assert.deepEqual([...packages], ['smol-toml']);
+  assert.deepEqual(
+    [...loaded].filter((file) => file.startsWith('server/')),
+    ['server/clock.ts'],
+  );
+  for (const schemas of [
+    'protocol/agent.ts',
+    'protocol/check.ts',
+    'protocol/text.ts',
+    'protocol/messages.ts',
+  ])
+    assert.ok(!loaded.has(schemas), `${schemas} is loaded`);
+});
+
+test('npm run agent runs the agent with the Node flags of the install commands', () => {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  assert.equal(scripts.agent, `node ${AGENT_NODE_FLAGS.join(' ')} agent/main.ts`);
+});

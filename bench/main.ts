@@ -13,6 +13,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./incidents.ts'),
   () => import('./notify.ts'),
   () => import('./hosts.ts'),
+  () => import('./agent.ts'),
 ];
 
 const only = process.argv.slice(2);

@@ -54,6 +54,7 @@ export function newRecord(
     managed,
     hostDefined: false,
     createdAt: now,
+    updatedAt: now,
     state: initialState(),
     lastRunAt: null,
     lastLatencyMs: null,
@@ -170,6 +171,7 @@ export async function redefine(
         {
           ...old,
           ...next,
+          updatedAt: now,
           expiry: retarget ? null : old.expiry,
           expiryState: retarget ? null : old.expiryState,
         },

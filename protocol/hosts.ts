@@ -73,6 +73,11 @@ export type AgentInfo = {
   lastSeen: number;
   /** A frame arrived within the silence timeout. */
   connected: boolean;
+  /**
+   * How far ahead of the server's clock the host's clock runs (ms), when its last batch's newest frame
+   * was dated more than 5 minutes ahead of its arrival (`hosts.clock_ahead_ms`); absent otherwise.
+   */
+  clockOffsetMs?: number;
 };
 
 /** A host's metric series: per-step means (and the CPU maximum), null where no sample fell. */

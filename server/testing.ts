@@ -44,6 +44,7 @@ export async function createTestServer(
     dataDir?: string;
     log?: Log;
     notify?: ServerOptions['notify'];
+    hosts?: ServerOptions['hosts'];
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = options.dataDir
@@ -61,6 +62,7 @@ export async function createTestServer(
     store: { windowMs: 0, ...options.store },
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
+    ...(options.hosts ? { hosts: options.hosts } : {}),
   });
   return {
     ...server,

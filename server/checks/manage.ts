@@ -57,6 +57,7 @@ export function newRecord(
     managed,
     hostDefined: body.kind === 'command',
     createdAt: now,
+    updatedAt: now,
     state: initialState(),
     lastRunAt: null,
     lastLatencyMs: null,
@@ -212,6 +213,7 @@ export function writeDefinition(
       {
         ...base,
         ...next,
+        updatedAt: now,
         expiry: retarget ? null : base.expiry,
         expiryState: retarget ? null : base.expiryState,
       },

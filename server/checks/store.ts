@@ -24,6 +24,8 @@ export type CheckRecord = {
   managed: boolean;
   hostDefined: boolean;
   createdAt: number;
+  /** When its definition last changed (an agent's runs from before it are of the old one). */
+  updatedAt: number;
   state: CheckState;
   lastRunAt: number | null;
   lastLatencyMs: number | null;
@@ -54,6 +56,7 @@ const checkRecord = mapper(
     managed: bool,
     hostDefined: bool,
     createdAt: int,
+    updatedAt: int,
     status: checkStatus,
     since: nullable(int),
     failStreak: int,
@@ -83,6 +86,7 @@ const checkRecord = mapper(
     managed: r.managed,
     hostDefined: r.hostDefined,
     createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
     state: {
       status: r.status,
       since: r.since,

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
 import type { CheckBody } from '../../protocol/check.ts';
 import { notListed, unlistedReference } from '../../protocol/env-refs.ts';
 import { liveKeys } from '../../protocol/live.ts';
 import type { Deps } from '../deps.ts';
 import type { CheckRemoved } from '../events.ts';
 import { conflict, invalid, notFound } from '../problem.ts';
+import type { Tx } from '../store/writer.ts';
 import { hashToken, newPingToken } from './ping-tokens.ts';
 import type { Entry } from './record.ts';
 import { initialState } from './state.ts';
@@ -75,7 +77,7 @@ export function newRecord(
  * `[checks] api_env` of mon.toml lists: a reference sends the variable's value wherever the target
  * points, and any `write` token may make such a check. 422 names the field and the variable.
  */
-function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void {
+function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody, at = ''): void {
   const allowed = engine.deps.config.current().checkSettings.apiEnv;
   const fields: [string, string | null | undefined][] = [
     ['target', body.target],
@@ -88,7 +90,7 @@ function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void 
     const name = text ? unlistedReference(text, allowed) : null;
     if (name !== null) {
       throw invalid(
-        field,
+        `${at}${field}`,
         `${notListed(name)}; checks made in the panel or through the API may use only those`,
       );
     }
@@ -96,19 +98,32 @@ function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void 
 }
 
 export async function createCheck(engine: CheckRegistry, body: CheckBody): Promise<string> {
-  refuseUnlistedReferences(engine, body);
-  const { store, clock } = engine.deps;
-  const now = clock.now();
-  const rec = newRecord(newId(), body, now, false, null);
-  await store.writer.run((db, tx) => {
-    const why = nameConflict(db, body.name, body.service, null);
-    if (why) throw conflict(why);
-    ensureService(db, body.service, now);
-    insertCheck(db, rec);
-    tx.afterCommit(() => engine.adopt(rec, 'now'));
-    tx.invalidate(liveKeys.service(body.service), liveKeys.overview);
-  });
+  const rec = newApiCheck(engine, body);
+  await engine.deps.store.writer.run((db, tx) => insertApiCheck(engine, db, tx, rec));
   return rec.id;
+}
+
+/**
+ * A new check of the API, judged on what needs no storage (422); `at` prefixes the field of a check
+ * inside a larger body (`check.`). Store it with `insertApiCheck`.
+ */
+export function newApiCheck(engine: CheckRegistry, body: CheckBody, at = ''): CheckRecord {
+  refuseUnlistedReferences(engine, body, at);
+  return newRecord(newId(), body, engine.deps.clock.now(), false, null);
+}
+
+/**
+ * Stores a new API check and its service inside a writer job (409 when its name is taken), so that
+ * other writes can share the job; the engine schedules it once committed.
+ */
+export function insertApiCheck(engine: CheckRegistry, db: DatabaseSync, tx: Tx, rec: CheckRecord): void {
+  const { body } = rec;
+  const why = nameConflict(db, body.name, body.service, null);
+  if (why) throw conflict(why);
+  ensureService(db, body.service, rec.createdAt);
+  insertCheck(db, rec);
+  tx.afterCommit(() => engine.adopt(rec, 'now'));
+  tx.invalidate(liveKeys.service(body.service), liveKeys.overview);
 }
 
 function editable(engine: CheckRegistry, id: string): Entry {

@@ -34,8 +34,8 @@ import {
 
 export type IncidentContext = {
   events: DomainEvents;
-  /** The service graph of the configuration loaded now. */
-  graph(): ServiceGraph;
+  /** The service graph of the configuration loaded now and of the links stored in `db`. */
+  graph(db: DatabaseSync): ServiceGraph;
 };
 
 /** What one writer job changes: the changes are dispatched once its events are handled. */
@@ -43,7 +43,7 @@ export type IncidentJob = { db: DatabaseSync; tx: Tx; graph: ServiceGraph; chang
 
 export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
   return (db, events, now, tx) => {
-    const job: IncidentJob = { db, tx, graph: ctx.graph(), changes: [] };
+    const job: IncidentJob = { db, tx, graph: ctx.graph(db), changes: [] };
     for (const e of events) {
       switch (e.type) {
         case 'check.transition':

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DiskSample } from './agent.ts';
-import type { CheckBody } from './check.ts';
+import { type CheckBody, checkBodySchema } from './check.ts';
 import type { CheckKind } from './kinds.ts';
 import type { CheckStatus } from './reads.ts';
 import { nameSchema } from './text.ts';
@@ -224,6 +224,12 @@ export type ItemSeries = {
 
 /** `POST /api/v1/discovered/monitor`. */
 export type MonitorBody = { host: string; service: string; check: CheckBody | null };
+/** Its schema: `check` is a check body as `POST /checks` takes it (its `service` the one monitored), or null. */
+export const monitorSchema = z.strictObject({
+  host: nameSchema,
+  service: nameSchema,
+  check: checkBodySchema.nullable().optional(),
+});
 /** Its answer (201). */
 export type Monitored = { service: string; check: string | null };
 

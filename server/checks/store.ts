@@ -248,12 +248,16 @@ export function nameConflict(
   return null;
 }
 
-/** Removes a panel service that no check uses any more, so that its name is free again. */
+/**
+ * Removes a panel service that no check uses any more and no host is linked to (`POST
+ * /discovered/monitor`), so that its name is free again.
+ */
 export function dropServiceIfEmpty(db: DatabaseSync, service: string): void {
   statement(
     db,
-    'DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)',
-  ).run(service, service);
+    `DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)
+       AND NOT EXISTS (SELECT 1 FROM service_hosts WHERE service = ?)`,
+  ).run(service, service, service);
 }
 
 export type Change = {

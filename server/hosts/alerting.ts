@@ -41,10 +41,18 @@ export function alertsInForce(
   config: LiveConfig,
   host: string,
 ): { alerts: HostAlerts; from: 'file' | 'api' | 'default' } {
+  return alertsOf(config, host, getHost(db, host)?.alerts ?? null);
+}
+
+/** The same rule, given the thresholds stored through the API (`hosts.alerts`) already read. */
+export function alertsOf(
+  config: LiveConfig,
+  host: string,
+  stored: HostAlerts | null,
+): { alerts: HostAlerts; from: 'file' | 'api' | 'default' } {
   const file = config.hosts.find((h) => h.name === host);
   if (file) return { alerts: file.alerts, from: 'file' };
-  const api = getHost(db, host)?.alerts;
-  if (api) return { alerts: api, from: 'api' };
+  if (stored) return { alerts: stored, from: 'api' };
   return { alerts: defaultHostAlerts, from: 'default' };
 }
 

@@ -20,6 +20,7 @@ async function seeded() {
   const config = liveConfig({ hosts: [{ name: 'db-1', alerts: { ...defaultHostAlerts, cpu: 95 } }] });
   const kit = await checkServer({ config: config.service });
   const { server, clock, inject } = kit;
+  assert.equal((await inject('POST', '/api/v1/hosts', { name: 'web-1' })).status, 201);
   const check = await inject('POST', '/api/v1/checks', {
     name: 'home',
     service: 'shop',
@@ -29,7 +30,6 @@ async function seeded() {
     everyMs: 60_000,
   });
   assert.equal(check.status, 201, check.text);
-  assert.equal((await inject('POST', '/api/v1/hosts', { name: 'web-1' })).status, 201);
   assert.equal((await inject('PUT', '/api/v1/hosts/web-1/alerts', apiAlerts)).status, 204);
   await storeHello(server, 'web-1', T0);
   await clock.advance(60 * MINUTE);

@@ -82,7 +82,7 @@ export function readHostsList(db: DatabaseSync, config: LiveConfig, now: number)
     const latest = row?.latest
       ? hostMetricsOf(
           { ...row.latest, containers: null, units: null },
-          alertsOf(config, name, row.alerts).alerts.ignoreMounts,
+          alertsOf(config, name, row.alerts, fromFile).alerts.ignoreMounts,
         )
       : null;
     const items = counts.get(name);

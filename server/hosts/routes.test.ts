@@ -162,6 +162,24 @@ test('PUT /hosts/{name}/alerts stores the thresholds; a host of mon.toml gives 4
   assert.equal((await inject('GET', '/api/v1/hosts/nowhere')).status, 404);
 });
 
+test('thresholds set through the API rest while mon.toml names the host, and hold again once it does not', async (t) => {
+  const { server, inject, config } = await hostServer();
+  t.after(() => server.dispose());
+  await inject('POST', '/api/v1/hosts', { name: 'web-9' });
+  assert.equal((await inject('PUT', '/api/v1/hosts/web-9/alerts', apiAlerts)).status, 204);
+  const read = async () => (await inject('GET', '/api/v1/hosts/web-9')).body as HostRead;
+
+  // Named in a service's hosts: the file's rule (no [[host]] table: the defaults), read-only here.
+  config.reload({ services: [fileService('shop', [], ['app-1', 'web-9'])] });
+  const named = await read();
+  assert.deepEqual([named.fromFile, named.alertsFrom, named.alerts], [true, 'default', defaultHostAlerts]);
+  assert.equal((await inject('PUT', '/api/v1/hosts/web-9/alerts', defaultHostAlerts)).status, 409);
+
+  config.reload({ services: [fileService('shop', [], ['app-1'])] });
+  const unnamed = await read();
+  assert.deepEqual([unnamed.fromFile, unnamed.alertsFrom, unnamed.alerts], [false, 'api', apiAlerts]);
+});
+
 test('PUT /hosts/{name}/alerts takes every key, null for off, and names the field it refuses', async (t) => {
   const { server, inject } = await hostServer();
   t.after(() => server.dispose());

@@ -20,7 +20,6 @@ export type JobContext = {
   events: DomainEvent[];
 };
 
-/** Thresholds in force: the host's `[[host]]` table, else those set through the API, else the defaults. */
 const latestRow = mapper({ ts: nullable(int) });
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { ContainerSample, PollAnswer, SampleFrame, UnitSample } from '../protocol/agent.ts';
@@ -135,6 +136,7 @@ for (const [i, token] of tokens.entries()) {
     const ts = Date.now();
     const body = gzipSync(
       JSON.stringify({
+        batch: randomUUID(),
         frames: [sample(i, ts), { kind: 'log', lines: [{ ts, level: 'info', text: `sampled ${ts}` }] }],
       }),
     );

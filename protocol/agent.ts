@@ -191,12 +191,17 @@ export type AgentFrame = HelloFrame | SampleFrame | DeclareFrame | RunFrame | Lo
 
 /**
  * The body of `POST /agent/v1/frames` (JSON, `Content-Encoding: gzip`): frames oldest first. Each
- * frame is an object with a string `kind`; the server parses each by its kind's schema.
+ * frame is an object with a string `kind`; the server parses each by its kind's schema. `batch` names
+ * the batch (a random id, the same each time the batch is sent again): the server remembers each
+ * host's last `REMEMBERED_BATCHES` and answers one it already stored as stored, storing nothing twice.
  */
 export const framesBodySchema = z.object({
+  batch: z.string().min(1).max(64).optional(),
   frames: z.array(z.looseObject({ kind: z.string().max(64) })).max(10_000),
 });
-export type FramesBody = { frames: AgentFrame[] };
+export type FramesBody = { batch?: string; frames: AgentFrame[] };
+/** Batch ids the server remembers per host (a batch sent again later than that is stored again). */
+export const REMEMBERED_BATCHES = 256;
 
 /** The answer to `POST /agent/v1/frames` (200): every known frame is stored; unknown kinds are skipped. */
 export type FramesAnswer = { stored: number; skipped: number };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DiskSample } from './agent.ts';
-import type { CheckBody } from './check.ts';
+import { type CheckBody, checkBodySchema } from './check.ts';
 import type { CheckKind } from './kinds.ts';
 import type { CheckStatus } from './reads.ts';
 import { nameSchema } from './text.ts';
@@ -73,6 +73,11 @@ export type AgentInfo = {
   lastSeen: number;
   /** A frame arrived within the silence timeout. */
   connected: boolean;
+  /**
+   * How far ahead of the server's clock the host's clock runs (ms), when its last batch's newest frame
+   * was dated more than 5 minutes ahead of its arrival (`hosts.clock_ahead_ms`); absent otherwise.
+   */
+  clockOffsetMs?: number;
 };
 
 /** A host's metric series: per-step means (and the CPU maximum), null where no sample fell. */
@@ -219,6 +224,12 @@ export type ItemSeries = {
 
 /** `POST /api/v1/discovered/monitor`. */
 export type MonitorBody = { host: string; service: string; check: CheckBody | null };
+/** Its schema: `check` is a check body as `POST /checks` takes it (its `service` the one monitored), or null. */
+export const monitorSchema = z.strictObject({
+  host: nameSchema,
+  service: nameSchema,
+  check: checkBodySchema.nullable().optional(),
+});
 /** Its answer (201). */
 export type Monitored = { service: string; check: string | null };
 

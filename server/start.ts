@@ -15,8 +15,7 @@ import { createDeploys } from './deploys/feature.ts';
 import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
-import { createHosts } from './hosts/feature.ts';
-import type { HostsOptions } from './hosts/options.ts';
+import { createHosts, type HostsOptions } from './hosts/feature.ts';
 import { storedHostNames } from './hosts/store.ts';
 import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
@@ -48,7 +47,7 @@ export type ServerOptions = {
   authenticate?: Authenticator;
   /** Notification settings of tests: the platforms' API addresses. */
   notify?: NotifyOptions;
-  /** Host settings of tests: agents told to sample faster. */
+  /** Agent ingest limits and sampling (tests make them small or fast). */
   hosts?: HostsOptions;
 };
 
@@ -58,6 +57,7 @@ export type Server = {
   deps: Deps;
   checks: ReturnType<typeof createChecks>;
   accounts: ReturnType<typeof createAccounts>;
+  hosts: ReturnType<typeof createHosts>;
   /** Stops accepting, waits for requests in flight, stops the features, flushes the writer, closes the database. */
   close(): Promise<void>;
 };
@@ -122,6 +122,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const incidents = createIncidents(deps, checks.engine);
   const deploys = createDeploys(deps);
   const notify = createNotify(deps, options.notify);
+  const hosts = createHosts(deps, checks.engine, options.hosts);
   const features: Feature[] = [
     accounts.feature,
     configFeature(deps),
@@ -129,7 +130,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     incidents.feature,
     createWindows(deps).feature,
     deploys.feature,
-    createHosts(deps, checks.engine, options.hosts).feature,
+    hosts.feature,
     notify.feature,
     createWatchdog(deps).feature,
     createOverview(deps, checks.engine).feature,
@@ -145,6 +146,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     deps,
     checks,
     accounts,
+    hosts,
     close() {
       closing ??= (async () => {
         await app.close();

@@ -118,6 +118,15 @@ export const accessTable = {
   'DELETE /api/v1/channels/:name': 'write',
   'POST /api/v1/channels/:name/test': 'write',
   'GET /api/v1/settings': 'read',
+  // Hosts
+  'POST /api/v1/hosts': 'write',
+  'GET /api/v1/hosts': 'read',
+  'GET /api/v1/hosts/:name': 'read',
+  'PUT /api/v1/hosts/:name/alerts': 'write',
+  'GET /api/v1/hosts/:name/containers/:container': 'read',
+  'GET /api/v1/hosts/:name/units/:unit': 'read',
+  'POST /api/v1/discovered/dismiss': 'write',
+  'POST /api/v1/discovered/monitor': 'write',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

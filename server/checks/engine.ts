@@ -5,6 +5,7 @@ import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { notFound } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
+import type { Tx } from '../store/writer.ts';
 import { reconcileFile } from './file-sync.ts';
 import { expectedAfter, heartbeatDeadline } from './heartbeats.ts';
 import { pruneResults } from './prune.ts';
@@ -53,6 +54,7 @@ export class CheckEngine {
   private readonly byToken = new Map<string, string>();
   private readonly scheduler: Scheduler;
   private readonly results: IngestQueue<CheckResult>;
+  private readonly record: RecordContext;
   /** Runs in flight, aborted when the engine stops. */
   private readonly inFlight = new Set<AbortController>();
   private timers: TimerHandle[] = [];
@@ -71,7 +73,7 @@ export class CheckEngine {
       run: (id, at) => this.due(id, at),
       ...(options.onStart ? { onStart: options.onStart } : {}),
     });
-    const record: RecordContext = {
+    this.record = {
       entry: (id) => this.entries.get(id),
       dispatch: (tx, events) => deps.events.dispatch(tx, events, deps.clock.now()),
       scheduleDeadline: (entry) => this.scheduleDeadline(entry),
@@ -82,7 +84,7 @@ export class CheckEngine {
       onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
       // A dropped miss leaves its heartbeat's fallback deadline in place (see `due`).
       onDropped: (items, why) => deps.log.warn('check results dropped', { count: items.length, why }),
-      apply: (tx, items, refuse) => applyResults(record, tx, items, refuse),
+      apply: (tx, items, refuse) => applyResults(this.record, tx, items, refuse),
     });
   }
 
@@ -276,14 +278,24 @@ export class CheckEngine {
   }
 
   /**
-   * Records one run of a check from outside the scheduler (an agent). Resolves once stored; rejects
+   * Records one run of a check from outside the scheduler. Resolves once stored; rejects
    * with 503 when storage cannot take it, and then nothing changed.
    */
   recordRun(checkId: string, outcome: RunOutcome, ts: number): Promise<void> {
     return this.results.submit({ type: 'run', checkId, ts, outcome });
   }
 
-  /** The check's agent went silent: it is unknown until its next run. */
+  /**
+   * Applies results inside the caller's writer job, so that they commit with what caused them (an
+   * agent's runs with the rest of its batch, a silence's unknowns with the silence) and never wait in
+   * the engine's queue behind heartbeat pings. A result of a check that is gone is skipped. Returns
+   * how many were stored.
+   */
+  recordIn(tx: Tx, results: CheckResult[]): number {
+    return applyResults(this.record, tx, results, () => {});
+  }
+
+  /** Nobody runs the check now (its agent is silent, never connected, or too old): unknown until its next run. */
   markUnknown(checkId: string, ts: number, detail: string): void {
     this.results.offer({ type: 'unknown', checkId, ts, detail });
   }

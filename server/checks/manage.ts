@@ -57,6 +57,7 @@ export function newRecord(
     managed,
     hostDefined: body.kind === 'command',
     createdAt: now,
+    updatedAt: now,
     state: initialState(),
     lastRunAt: null,
     lastLatencyMs: null,
@@ -78,7 +79,7 @@ export function newRecord(
  * `[checks] api_env` of mon.toml lists: a reference sends the variable's value wherever the target
  * points, and any `write` token may make such a check. 422 names the field and the variable.
  */
-function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void {
+function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody, at = ''): void {
   const allowed = engine.deps.config.current().checkSettings.apiEnv;
   const fields: [string, string | null | undefined][] = [
     ['target', body.target],
@@ -91,7 +92,7 @@ function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void 
     const name = text ? unlistedReference(text, allowed) : null;
     if (name !== null) {
       throw invalid(
-        field,
+        `${at}${field}`,
         `${notListed(name)}; checks made in the panel or through the API may use only those`,
       );
     }
@@ -99,16 +100,36 @@ function refuseUnlistedReferences(engine: CheckRegistry, body: CheckBody): void 
 }
 
 export async function createCheck(engine: CheckRegistry, body: CheckBody): Promise<string> {
-  refuseUnlistedReferences(engine, body);
-  const now = engine.deps.clock.now();
-  const rec = newRecord(newId(), body, now, false, null);
-  await engine.deps.store.writer.run((db, tx) => {
-    const why = nameConflict(db, body.name, body.service, null);
-    if (why) throw conflict(why);
-    refuseUnknownHost(engine, db, body);
-    insertInJob(engine, tx, rec, now);
-  });
+  const rec = newApiCheck(engine, body);
+  await engine.deps.store.writer.run((db, tx) => insertApiCheck(engine, db, tx, rec));
   return rec.id;
+}
+
+/**
+ * A new check of the API, judged on what needs no storage (422); `at` prefixes the field of a check
+ * inside a larger body (`check.`). Store it with `insertApiCheck`.
+ */
+export function newApiCheck(engine: CheckRegistry, body: CheckBody, at = ''): CheckRecord {
+  refuseUnlistedReferences(engine, body, at);
+  return newRecord(newId(), body, engine.deps.clock.now(), false, null);
+}
+
+/**
+ * Stores a new API check and its service inside a writer job (409 when its name is taken, 422 when its
+ * `from` names no host), so that other writes can share the job; the engine schedules it once committed.
+ */
+export function insertApiCheck(
+  engine: CheckRegistry,
+  db: DatabaseSync,
+  tx: Tx,
+  rec: CheckRecord,
+  at = '',
+): void {
+  const { body } = rec;
+  const why = nameConflict(db, body.name, body.service, null);
+  if (why) throw conflict(why);
+  refuseUnknownHost(engine, db, body.from ?? null, at);
+  insertInJob(engine, tx, rec, rec.createdAt);
 }
 
 /** Inside a writer job: stores a new check (its service made if missing); the engine runs it once committed. */
@@ -123,10 +144,12 @@ export function insertInJob(engine: CheckRegistry, tx: Tx, rec: CheckRecord, now
  * A check runs from a host mon knows (inside the writer job, so that it holds when stored): else it
  * would stay unknown forever, waiting for an agent that never connects.
  */
-function refuseUnknownHost(engine: CheckRegistry, db: DatabaseSync, body: CheckBody): void {
-  const from = body.from ?? null;
+function refuseUnknownHost(engine: CheckRegistry, db: DatabaseSync, from: string | null, at = ''): void {
   if (from === null || knownHosts(db, engine.deps.config.current()).has(from)) return;
-  throw invalid('from', `no host named "${from}": add it with POST /api/v1/hosts or name it in mon.toml`);
+  throw invalid(
+    `${at}from`,
+    `no host named "${from}": add it with POST /api/v1/hosts or name it in mon.toml`,
+  );
 }
 
 /** 409 for a change of a command check: its host's checks.toml defines it. */
@@ -161,7 +184,7 @@ export async function redefine(
   await engine.deps.store.writer.run((db, tx) => {
     const why = nameConflict(db, body.name, body.service, entry.rec.id);
     if (why) throw conflict(why);
-    if (!entry.rec.managed) refuseUnknownHost(engine, db, body);
+    if (!entry.rec.managed) refuseUnknownHost(engine, db, body.from ?? null);
     writeDefinition(engine, tx, entry.rec, body, tokenHash, tokenFromFile, now);
   });
 }
@@ -212,6 +235,7 @@ export function writeDefinition(
       {
         ...base,
         ...next,
+        updatedAt: now,
         expiry: retarget ? null : base.expiry,
         expiryState: retarget ? null : base.expiryState,
       },

@@ -66,9 +66,10 @@ export type RecordContext = {
  * the rows of runs, changes and new states, and the domain events of the transitions, all in the same
  * transaction. In-memory state changes are undone if the job rolls back; live-update keys, heartbeat
  * deadlines and run counts wait for the commit. A result for a check that is gone is refused (a ping
- * then answers 404, not 200).
+ * then answers 404, not 200). Returns how many results were stored.
  */
-export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[], refuse: Refuse): void {
+export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[], refuse: Refuse): number {
+  let stored = 0;
   const events: CheckTransition[] = [];
   const touched = new Set<Entry>();
   const keys = new Set<LiveKey>();
@@ -104,8 +105,9 @@ export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[],
       events.push(transitionEvent(entry.rec, applied.transition, result.ts, applied.detail));
     }
     if (applied.write.run) runs.push({ kind: entry.rec.kind, status: applied.write.run.status });
+    stored++;
   });
-  if (touched.size === 0) return;
+  if (touched.size === 0) return stored;
   ctx.dispatch(tx, events);
   tx.invalidate(...keys);
   tx.afterCommit(() => {
@@ -113,6 +115,7 @@ export function applyResults(ctx: RecordContext, tx: Tx, results: CheckResult[],
       if (entry.hb && ctx.entry(entry.rec.id) === entry) ctx.scheduleDeadline(entry);
     for (const run of runs) ctx.onRun(run.kind, run.status);
   });
+  return stored;
 }
 
 type Applied = { write: RunWrite; transition: Transition | null; detail: string };

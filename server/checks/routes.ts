@@ -91,9 +91,14 @@ export function publicBase(deps: Deps, request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
-/** Header values sent as null keep the stored ones (reads hide them); a new check has none to keep. */
-function withHeaderValues(body: CheckBody, stored: CheckBody | null): CheckBody {
+/**
+ * Header values sent as null keep the stored ones (reads hide them); a new check has none to keep.
+ * `at` prefixes the field of a check inside a larger body (`check.`).
+ */
+export function withHeaderValues(body: CheckBody, stored: CheckBody | null, at = ''): CheckBody {
   const { body: filled, missing } = keepStoredHeaders(body, stored);
-  if (missing !== null) throw invalid(`headers.${missing}`, 'there is no stored value to keep; give a value');
+  if (missing !== null) {
+    throw invalid(`${at}headers.${missing}`, 'there is no stored value to keep; give a value');
+  }
   return filled;
 }

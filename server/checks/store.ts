@@ -24,6 +24,8 @@ export type CheckRecord = {
   managed: boolean;
   hostDefined: boolean;
   createdAt: number;
+  /** When its definition last changed (an agent's runs from before it are of the old one). */
+  updatedAt: number;
   state: CheckState;
   lastRunAt: number | null;
   lastLatencyMs: number | null;
@@ -54,6 +56,7 @@ const checkRecord = mapper(
     managed: bool,
     hostDefined: bool,
     createdAt: int,
+    updatedAt: int,
     status: checkStatus,
     since: nullable(int),
     failStreak: int,
@@ -83,6 +86,7 @@ const checkRecord = mapper(
     managed: r.managed,
     hostDefined: r.hostDefined,
     createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
     state: {
       status: r.status,
       since: r.since,
@@ -244,12 +248,16 @@ export function nameConflict(
   return null;
 }
 
-/** Removes a panel service that no check uses any more, so that its name is free again. */
+/**
+ * Removes a panel service that no check uses any more and no host is linked to (`POST
+ * /discovered/monitor`), so that its name is free again.
+ */
 export function dropServiceIfEmpty(db: DatabaseSync, service: string): void {
   statement(
     db,
-    'DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)',
-  ).run(service, service);
+    `DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)
+       AND NOT EXISTS (SELECT 1 FROM service_hosts WHERE service = ?)`,
+  ).run(service, service, service);
 }
 
 export type Change = {

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import { type ConfigService, type LiveConfig, managedNames, staticConfig } from '../config/service.ts';
 import { newHostToken, putHostToken } from '../hosts/store.ts';
+import type { Log } from '../log.ts';
 import type { ServerOptions } from '../start.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import { hashToken } from './ping-tokens.ts';
@@ -16,6 +17,7 @@ export async function checkServer(
     clock?: FakeClock;
     dataDir?: string;
     notify?: ServerOptions['notify'];
+    log?: Log;
   } = {},
 ) {
   const clock = options.clock ?? new FakeClock(Date.UTC(2026, 0, 1));
@@ -39,6 +41,7 @@ export async function checkServer(
     ...(options.store ? { store: options.store } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   const engine = server.checks.engine;
   const inject = async (

@@ -4,13 +4,14 @@ import type { Clock } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { logSecurity, routeOf } from '../http/security-log.ts';
 import { Problem, tooMany } from '../problem.ts';
-import { hostByToken } from './store.ts';
+import { exists } from '../store/rows.ts';
+import { hostByToken, hostTokenHash } from './store.ts';
 
 /**
  * Who an agent request comes from: `Authorization: Bearer bth_…`, looked up by its hash. A missing
  * token is a 401; a token that names no host is a 401 and a security event (never with the token).
  */
-export function agentHost(deps: Deps, request: FastifyRequest): string {
+export function agentHost(deps: Deps, request: FastifyRequest): { host: string; tokenHash: string } {
   const header = request.headers.authorization;
   const token = header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
   if (token === undefined) {
@@ -19,10 +20,17 @@ export function agentHost(deps: Deps, request: FastifyRequest): string {
   const host = hostByToken(deps.store.read, token);
   if (!host) {
     logSecurity(deps, request, 'host.rejected', { method: request.method, route: routeOf(request) });
-    throw new Problem(401, 'sign-in required', 'the host token is not valid');
+    throw tokenNotValid();
   }
-  return host.name;
+  return { host: host.name, tokenHash: hostTokenHash(token) };
 }
+
+/** Whether `tokenHash` is still the host's token (a new token stops the old one at once). */
+export function tokenHolds(deps: Deps, host: string, tokenHash: string): boolean {
+  return exists(deps.store.read, 'SELECT 1 FROM hosts WHERE name = ? AND token_hash = ?', host, tokenHash);
+}
+
+export const tokenNotValid = () => new Problem(401, 'sign-in required', 'the host token is not valid');
 
 /**
  * A token bucket per host: `burst` requests at once (an agent sending what it kept during an outage),

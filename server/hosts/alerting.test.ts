@@ -178,7 +178,13 @@ test('containers of a service raise alerts; containers of no service are ignored
   // No runtime answered: nothing is known, nothing changes.
   assert.deepEqual(w.sample({ containers: null }), []);
   assert.equal(w.count('SELECT count(*) FROM host_alert_states WHERE failing_since IS NOT NULL'), 1);
+  // Removed: it stays failing while its state is kept, 10 minutes from when it went missing.
+  const goneAt = w.now() + SAMPLE;
+  for (let at = goneAt; at < goneAt + 10 * MINUTE; at += SAMPLE)
+    assert.deepEqual(w.sample({ containers: [stray(3)] }), []);
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states WHERE failing_since IS NOT NULL'), 1);
   const gone = w.sample({ containers: [stray(3)] });
+  assert.equal(w.now(), goneAt + 10 * MINUTE);
   assert.deepEqual(
     gone.map((e) => [e.key, e.service, e.state, e.detail]),
     [['container:web-1:api-1', 'api', 'recovered', 'removed']],
@@ -186,15 +192,87 @@ test('containers of a service raise alerts; containers of no service are ignored
   assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 0);
 });
 
-test('thresholds in force: the [[host]] table, else those set through the API, else the defaults', () => {
+test('a container that leaves its service recovers at once', () => {
+  const w = world();
+  const inApi = (restarts: number) => container({ labels: { 'mon.service': 'api' }, restarts });
+  for (let restarts = 0; restarts <= 3; restarts++) w.sample({ containers: [inApi(restarts)] });
+  const left = w.sample({ containers: [container({ restarts: 3 })] });
+  assert.deepEqual(
+    left.map((e) => [e.key, e.state, e.detail]),
+    [['container:web-1:api-1', 'recovered', 'no longer part of a service']],
+  );
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 0);
+});
+
+test('a --rm loop builds up: a container name keeps its state across new ids and short absences', () => {
+  const w = world();
+  // `docker run --rm --name api-1` run again by a supervisor: a new id at each turn, RestartCount 0,
+  // and one sample in two without it.
+  const turn = (n: number) =>
+    container({
+      id: `${n}`.padStart(64, 'd'),
+      labels: { 'mon.service': 'api' },
+      startedAt: w.now() + SAMPLE,
+    });
+  const events: HostAlert[] = [];
+  for (let n = 0; n < 4; n++) {
+    events.push(...w.sample({ containers: [turn(n)] }));
+    events.push(...w.sample({ containers: [] }));
+  }
+  assert.deepEqual(
+    events.map((e) => [e.key, e.state, e.detail]),
+    [['container:web-1:api-1', 'failing', 'restarted 3 times in 10 minutes']],
+  );
+  assert.equal(events[0]?.ts, w.now() - SAMPLE, 'at its fourth start');
+  // Gone for good: failing until 10 minutes after it went missing, then removed.
+  const after: HostAlert[] = [];
+  for (let i = 0; i < 40; i++) after.push(...w.sample({ containers: [] }));
+  assert.deepEqual(
+    after.map((e) => [e.state, e.detail, e.ts]),
+    [['recovered', 'removed', w.now()]],
+  );
+});
+
+test('a failing threshold whose value is gone from two samples recovers: swap turned off, every disk ignored', () => {
+  const w = world();
+  for (let i = 0; i < 21; i++) w.sample({ metrics: { swap: 95 } });
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states WHERE failing_since IS NOT NULL'), 1);
+  // swapoff -a: the samples have no swap from now on.
+  assert.deepEqual(w.sample({ metrics: { swap: null } }), []);
+  assert.equal(w.count("SELECT absent FROM host_alert_states WHERE key = 'host:web-1:swap'"), 1);
+  assert.deepEqual(
+    w.sample({ metrics: { swap: null } }).map((e) => [e.key, e.state, e.detail]),
+    [['host:web-1:swap', 'recovered', 'no swap any more']],
+  );
+  assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 0);
+  assert.deepEqual(w.sample({ metrics: { swap: null } }), [], 'without swap, nothing more');
+
+  const disks = [disk('/', 97), disk('/boot', 40)];
+  assert.equal(w.sample({ disks })[0]?.state, 'failing');
+  const ignoring = { ...defaultHostAlerts, ignoreMounts: ['/', '/boot'] };
+  assert.deepEqual(w.sample({ disks }, ignoring), []);
+  assert.deepEqual(
+    w.sample({ disks }, ignoring).map((e) => [e.key, e.state, e.detail]),
+    [['host:web-1:disk', 'recovered', 'no filesystem left to watch']],
+  );
+});
+
+test('thresholds in force: a host of mon.toml takes its [[host]] table, else the defaults; the API only for other hosts', () => {
   const fileAlerts = { ...defaultHostAlerts, cpu: 95 };
-  const w = world({ hosts: [{ name: 'web-1', alerts: fileAlerts }] });
+  const w = world({
+    hosts: [{ name: 'web-1', alerts: fileAlerts }],
+    services: [fileService('api', [], ['app-1'])],
+  });
   const apiAlerts = { ...defaultHostAlerts, memory: 70, ignoreMounts: ['/boot'] };
-  for (const host of ['web-1', 'web-2'])
+  for (const host of ['web-1', 'web-2', 'app-1'])
     w.db
       .prepare('INSERT INTO hosts (name, created_at, alerts) VALUES (?, 0, ?)')
       .run(host, JSON.stringify(apiAlerts));
   assert.deepEqual(alertsInForce(w.db, w.live, 'web-1'), { alerts: fileAlerts, from: 'file' });
   assert.deepEqual(alertsInForce(w.db, w.live, 'web-2'), { alerts: apiAlerts, from: 'api' });
   assert.deepEqual(alertsInForce(w.db, w.live, 'web-3'), { alerts: defaultHostAlerts, from: 'default' });
+  // Named only in a service's hosts: the API may not change its thresholds, so its stored ones rest.
+  assert.deepEqual(alertsInForce(w.db, w.live, 'app-1'), { alerts: defaultHostAlerts, from: 'default' });
+  const unnamed = { ...w.live, services: [fileService('api')] };
+  assert.deepEqual(alertsInForce(w.db, unnamed, 'app-1'), { alerts: apiAlerts, from: 'api' });
 });

@@ -6,10 +6,10 @@ import type { HostAlert } from '../events.ts';
 import { all, int, json, type Mapped, mapper, nullable, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { defaultHostAlerts } from './config.ts';
-import { type ContainerState, judgeContainer } from './container-alerts.ts';
+import { type ContainerState, judgeContainer, judgeGone } from './container-alerts.ts';
 import type { Membership } from './membership.ts';
 import { fullestDisk, type HostMetrics } from './rollups.ts';
-import { getHost } from './store.ts';
+import { fileHostNames, getHost } from './store.ts';
 import {
   idleThreshold,
   judgeThreshold,
@@ -33,18 +33,32 @@ export type HostAlertInput = {
 };
 
 /**
- * The thresholds in force for a host, and where they come from: its `[[host]]` table in mon.toml
- * (`file`), else those set through the API (`api`), else the defaults.
+ * The thresholds in force for a host, and where they come from. A host named in mon.toml (a `[[host]]`
+ * table or a `[[service]]`'s `hosts`) takes them from the file: its `[[host]]` table (`file`), else
+ * the defaults, since the API may not change them (409). Those set through the API (`api`) hold only
+ * for hosts the file does not name; they stay stored, and hold again if the file stops naming the host.
  */
 export function alertsInForce(
   db: DatabaseSync,
   config: LiveConfig,
   host: string,
 ): { alerts: HostAlerts; from: 'file' | 'api' | 'default' } {
-  const file = config.hosts.find((h) => h.name === host);
-  if (file) return { alerts: file.alerts, from: 'file' };
-  const api = getHost(db, host)?.alerts;
-  if (api) return { alerts: api, from: 'api' };
+  return alertsOf(config, host, getHost(db, host)?.alerts ?? null);
+}
+
+/**
+ * The same rule, given the thresholds stored through the API (`hosts.alerts`) already read; a caller
+ * going through many hosts passes `fileHostNames(config)` once.
+ */
+export function alertsOf(
+  config: LiveConfig,
+  host: string,
+  stored: HostAlerts | null,
+  fileHosts: ReadonlySet<string> = fileHostNames(config),
+): { alerts: HostAlerts; from: 'file' | 'api' | 'default' } {
+  const table = config.hosts.find((h) => h.name === host);
+  if (table) return { alerts: table.alerts, from: 'file' };
+  if (stored && !fileHosts.has(host)) return { alerts: stored, from: 'api' };
   return { alerts: defaultHostAlerts, from: 'default' };
 }
 
@@ -60,20 +74,31 @@ export function applyHostAlerts(db: DatabaseSync, input: HostAlertInput): HostAl
   return [...thresholdAlerts(db, input, rows), ...containerAlerts(db, input, rows)];
 }
 
+/** What a container's alert keeps beside the shared columns (`container`, JSON). */
+type ContainerKept = {
+  id: string;
+  service: string;
+  restartTimes: number[];
+  startedAt: number | null;
+  imageId: string;
+  goneSince: number | null;
+};
+
 const stateRow = mapper({
   key: text,
   aboveSince: nullable(int),
   failingSince: nullable(int),
   value: nullable(real),
   detail: nullable(text),
-  container: nullable(json<{ id: string; service: string; restartTimes: number[] }>()),
+  absent: int,
+  container: nullable(json<ContainerKept>()),
 });
 type StateRow = Mapped<typeof stateRow>;
 /** What a row keeps, without its key. */
 type Kept = Omit<StateRow, 'key'>;
 const keptOf = ({ key: _, ...kept }: StateRow): Kept => kept;
 const stateSql =
-  'SELECT key, above_since, failing_since, value, detail, container FROM host_alert_states WHERE host = ?';
+  'SELECT key, above_since, failing_since, value, detail, absent, container FROM host_alert_states WHERE host = ?';
 
 function writeState(db: DatabaseSync, host: string, key: string, s: Kept | null): void {
   if (s === null) {
@@ -82,11 +107,11 @@ function writeState(db: DatabaseSync, host: string, key: string, s: Kept | null)
   }
   statement(
     db,
-    `INSERT INTO host_alert_states (host, key, above_since, failing_since, value, detail, container)
-     VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO host_alert_states (host, key, above_since, failing_since, value, detail, absent, container)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(host, key) DO UPDATE SET above_since = excluded.above_since,
        failing_since = excluded.failing_since, value = excluded.value, detail = excluded.detail,
-       container = excluded.container`,
+       absent = excluded.absent, container = excluded.container`,
   ).run(
     host,
     key,
@@ -94,6 +119,7 @@ function writeState(db: DatabaseSync, host: string, key: string, s: Kept | null)
     s.failingSince,
     s.value,
     s.detail,
+    s.absent,
     s.container === null ? null : JSON.stringify(s.container),
   );
 }
@@ -107,7 +133,13 @@ function thresholdAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<stri
     const key = `host:${host}:${metric}`;
     const row = rows.get(key);
     const state: ThresholdState = row
-      ? { aboveSince: row.aboveSince, failingSince: row.failingSince, value: row.value, detail: row.detail }
+      ? {
+          aboveSince: row.aboveSince,
+          failingSince: row.failingSince,
+          value: row.value,
+          detail: row.detail,
+          absent: row.absent,
+        }
       : idleThreshold;
     const reading = readingOf(input, metric);
     const judged = judgeThreshold(metric, state, reading, alerts[metric], ts);
@@ -178,13 +210,26 @@ function containerAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<stri
       out.push({ ...alertOf(c.name, service), state: 'failing', detail: t.detail, summary: t.summary });
     else if (t) out.push({ ...alertOf(c.name, service), state: 'recovered', detail: t.detail });
   }
+  // Containers of a service missing from this sample: gone (kept a while, see judgeGone), or still
+  // there but no longer part of a service (forgotten at once).
+  const listed = new Set(containers.map((c) => c.name));
   for (const [key, row] of rows) {
     if (!key.startsWith(prefix) || seen.has(key)) continue;
-    writeState(db, host, key, null);
-    if (row.failingSince === null || row.container === null) continue;
     const name = key.slice(prefix.length);
-    const gone = containers.some((c) => c.name === name) ? 'no longer part of a service' : 'removed';
-    out.push({ ...alertOf(name, row.container.service), state: 'recovered', detail: gone });
+    const state = containerStateOf(row);
+    const service = row.container?.service ?? null;
+    if (state === null || service === null || listed.has(name)) {
+      writeState(db, host, key, null);
+      if (row.failingSince !== null && service !== null)
+        out.push({ ...alertOf(name, service), state: 'recovered', detail: 'no longer part of a service' });
+      continue;
+    }
+    const judged = judgeGone(state, ts);
+    if (judged.state === null) writeState(db, host, key, null);
+    else if (judged.state.goneSince !== state.goneSince)
+      writeState(db, host, key, containerColumns(judged.state, service));
+    if (judged.transition)
+      out.push({ ...alertOf(name, service), state: 'recovered', detail: judged.transition.detail });
   }
   return out;
 }
@@ -194,6 +239,9 @@ function containerStateOf(row: StateRow): ContainerState | null {
   return {
     id: row.container.id,
     restarts: row.value ?? 0,
+    startedAt: row.container.startedAt,
+    imageId: row.container.imageId,
+    goneSince: row.container.goneSince,
     restartTimes: row.container.restartTimes,
     unhealthySince: row.aboveSince,
     failingSince: row.failingSince,
@@ -208,6 +256,14 @@ function containerColumns(s: ContainerState, service: string): Kept {
     failingSince: s.failingSince,
     value: s.restarts,
     detail: s.detail,
-    container: { id: s.id, service, restartTimes: s.restartTimes },
+    absent: 0,
+    container: {
+      id: s.id,
+      service,
+      restartTimes: s.restartTimes,
+      startedAt: s.startedAt,
+      imageId: s.imageId,
+      goneSince: s.goneSince,
+    },
   };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SampleFrame } from '../../protocol/agent.ts';
 import { staticConfig } from '../config/service.ts';
+import { memoryLog } from '../testing.ts';
 import { defaultHostAlerts } from './config.ts';
 import { itemId } from './items.ts';
 import { readHostSeries } from './rollups.ts';
@@ -9,7 +10,7 @@ import { container, hello, hostServer, IMAGE_A, IMAGE_B, sample, T0, unit } from
 
 const shop = { name: 'shop', hosts: ['web-1'], sites: [], dependsOn: [], tier: 'standard' as const };
 
-test('samples go to the rollups oldest first; latest is the newest; a batch sent again is not counted twice', async (t) => {
+test('samples go to the rollups at their own time, late ones too; latest only moves forward', async (t) => {
   const kit = await hostServer({
     config: staticConfig({
       hosts: [{ name: 'web-1', alerts: { ...defaultHostAlerts, ignoreMounts: ['/boot'] } }],
@@ -23,19 +24,21 @@ test('samples go to the rollups oldest first; latest is the newest; a batch sent
   ];
   const batch = [sample(T0 + 15_000, { cpu: 30, disks }), hello(T0), sample(T0, { cpu: 10, disks })];
   assert.deepEqual((await kit.send(token, batch)).body, { stored: 3, skipped: 0 });
-  assert.deepEqual((await kit.send(token, batch)).body, { stored: 1, skipped: 2 }, 'the samples were stored');
-  const tooNew = sample(kit.clock.now() + 10 * 60_000);
-  assert.deepEqual((await kit.send(token, [tooNew])).body, { stored: 0, skipped: 1 }, 'a clock far ahead');
+  // A sample older than the latest (frames of an outage after newer ones): charted, not "now".
+  assert.deepEqual((await kit.send(token, [sample(T0 + 5_000, { cpu: 20, disks })])).body, {
+    stored: 1,
+    skipped: 0,
+  });
 
   const series = readHostSeries(kit.db, 'web-1', T0, T0 + 3_600_000, T0 + 3_600_000);
-  assert.equal(series.cpu[0], 20, 'the mean of the two samples');
+  assert.equal(series.cpu[0], 20, 'the mean of the three samples');
   assert.equal(series.cpuMax[0], 30);
   assert.equal(series.disk[0], 50, '/boot is ignored by the [[host]] table');
   const row = kit.db.prepare('SELECT * FROM hosts WHERE name = ?').get('web-1') as Record<
     string,
     string | number
   >;
-  assert.equal(JSON.parse(String(row.latest)).ts, T0 + 15_000);
+  assert.equal(JSON.parse(String(row.latest)).ts, T0 + 15_000, 'the late sample is not the latest');
   assert.deepEqual(JSON.parse(String(row.agent)), {
     agentVersion: '0.1.0',
     protocol: 1,
@@ -51,6 +54,43 @@ test('samples go to the rollups oldest first; latest is the newest; a batch sent
   await kit.send(token, [sample(T0 + 30_000)]);
   const later = kit.db.prepare('SELECT first_seen, last_seen FROM hosts').get() as Record<string, number>;
   assert.deepEqual([later.first_seen, later.last_seen], [T0, T0 + 15_000], 'seen when the frames arrived');
+});
+
+test('a host clock far ahead: its samples are stored as dated, and the log says so once an hour', async (t) => {
+  const memory = memoryLog();
+  const kit = await hostServer({ log: memory.log });
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const ahead = 7 * 60_000;
+  const warnings = () => memory.lines().filter((l) => String(l.message).startsWith('the clock of'));
+  const aheadOf = () =>
+    (kit.db.prepare('SELECT clock_ahead_ms AS ms FROM hosts').get() as { ms: number | null }).ms;
+
+  assert.deepEqual((await kit.send(token, [sample(T0 + ahead, { cpu: 70 })])).body, {
+    stored: 1,
+    skipped: 0,
+  });
+  assert.equal(
+    kit.count("SELECT cpu_n AS n FROM host_rollups WHERE res = 'm' AND bucket = ?", T0 + ahead),
+    1,
+    'stored at its own minute',
+  );
+  assert.equal(aheadOf(), ahead);
+  await kit.clock.advance(15_000);
+  await kit.send(token, [sample(T0 + ahead + 15_000)]);
+  assert.deepEqual(
+    warnings().map((l) => [l.message, l.host]),
+    [["the clock of web-1 is 7 min ahead of the server's", 'web-1']],
+    'once, not at every batch',
+  );
+  await kit.clock.advance(3_600_000);
+  await kit.send(token, [sample(T0 + ahead + 3_615_000)]);
+  assert.equal(warnings().length, 2, 'again an hour later');
+
+  // The clock is set right: nothing it sends is lost.
+  await kit.send(token, [sample(T0 + 3_610_000, { cpu: 10 })]);
+  assert.equal(aheadOf(), 0);
+  assert.equal(kit.count("SELECT sum(cpu_n) AS n FROM host_rollups WHERE res = 'm'"), 4);
 });
 
 test('containers and units are kept as last seen, with their restarts, OOM kills and failures as host events', async (t) => {
@@ -159,25 +199,27 @@ test('a container started from a new image records an agent deploy, or a change 
   );
 });
 
-test("the agent's log lines are kept once, even when a batch is sent again", async (t) => {
+test("the agent's log lines are stored at their own times; a line dated ahead does not hold back later ones", async (t) => {
   const kit = await hostServer();
   t.after(() => kit.server.dispose());
   const token = await kit.addHost('web-1');
-  const log = {
+  const log = (lines: [number, string][]) => ({
     kind: 'log',
-    lines: [
-      { ts: T0, level: 'info', text: 'agent started' },
-      { ts: T0, level: 'warn', text: 'docker socket not found' },
-      { ts: T0 + 5, level: 'error', text: 'server answered 503' },
-    ],
-  };
-  assert.deepEqual((await kit.send(token, [log])).body, { stored: 1, skipped: 0 });
-  assert.deepEqual((await kit.send(token, [log])).body, { stored: 0, skipped: 1 });
-  const lines = kit.db
-    .prepare('SELECT ts, level, text FROM agent_logs WHERE host = ? ORDER BY id')
-    .all('web-1');
+    lines: lines.map(([ts, text]) => ({ ts, level: 'info', text })),
+  });
+  const first = log([
+    [T0, 'agent started'],
+    [T0, 'docker socket not found'],
+    [T0 + 10 * 60_000, 'a line from a clock set wrong'],
+  ]);
+  assert.deepEqual((await kit.send(token, [first])).body, { stored: 1, skipped: 0 });
+  assert.deepEqual((await kit.send(token, [log([[T0 + 5, 'server answered 503']])])).body, {
+    stored: 1,
+    skipped: 0,
+  });
+  const lines = kit.db.prepare('SELECT ts, text FROM agent_logs WHERE host = ? ORDER BY ts').all('web-1');
   assert.deepEqual(
     lines.map((l) => l.text),
-    ['agent started', 'docker socket not found', 'server answered 503'],
+    ['agent started', 'docker socket not found', 'server answered 503', 'a line from a clock set wrong'],
   );
 });

@@ -10,7 +10,6 @@ import type { CheckDefinition } from '../../protocol/check.ts';
 import { referencedNames } from '../../protocol/env-refs.ts';
 import type { CheckEngine, Entry } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
-import type { HostsOptions } from './options.ts';
 
 /** What an agent said of itself in its poll. */
 export type AgentInfo = { version: string; capabilities: ReadonlySet<string> };
@@ -33,7 +32,11 @@ export type Assignments = {
  * looks at one host's checks only; the listeners hear of a burst of changes (a mon.toml reload
  * adopting hundreds of checks) once, after it.
  */
-export function createAssignments(deps: Deps, engine: CheckEngine, options: HostsOptions = {}): Assignments {
+export function createAssignments(
+  deps: Deps,
+  engine: CheckEngine,
+  options: { sampleEveryMs?: number } = {},
+): Assignments {
   const byHost = new Map<string, Set<string>>();
   const listeners: ((hosts: ReadonlySet<string>) => void)[] = [];
   let changed: Set<string> | null = null;

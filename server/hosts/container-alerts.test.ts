@@ -3,7 +3,12 @@ import { test } from 'node:test';
 import type { ContainerSample } from '../../protocol/agent.ts';
 import { MINUTE } from '../checks/rollups.ts';
 import { container } from './alerts-testkit.ts';
-import { type ContainerState, type ContainerTransition, judgeContainer } from './container-alerts.ts';
+import {
+  type ContainerState,
+  type ContainerTransition,
+  judgeContainer,
+  judgeGone,
+} from './container-alerts.ts';
 
 /** docs/hosts.md "Alerts": a container of a service, sample by sample, through the pure rule. */
 
@@ -54,6 +59,93 @@ test('three restarts within 10 minutes are a loop; fewer, or spread wider, are n
     [SAMPLE, container({ id: 'c'.repeat(64), restarts: 0 })],
   ]);
   assert.deepEqual(recreated.state.restartTimes, []);
+});
+
+test('a loop the restart count does not see is one: docker restart, autoheal, an outside supervisor', () => {
+  // Restarted every 20 s by something else than the restart policy: RestartCount stays 0, StartedAt moves.
+  const startedAt = (at: number) => t0 + Math.floor(at / 20_000) * 20_000;
+  const samples: [number, ContainerSample][] = [];
+  for (let at = 0; at <= 5 * MINUTE; at += SAMPLE)
+    samples.push([at, container({ restarts: 0, startedAt: startedAt(at) })]);
+  const loop = feed(samples);
+  // Starts at 0 s, 20 s, 40 s, 60 s: the samples at 30 s, 45 s and 60 s see three of them again.
+  assert.deepEqual(loop.transitions, [
+    [4, { to: 'failing', detail: 'restarted 3 times in 10 minutes', summary: 'restarting in a loop' }],
+  ]);
+  assert.equal(loop.state.restarts, 0);
+  assert.equal(loop.state.startedAt, startedAt(5 * MINUTE));
+});
+
+test('a restart is counted once, a drop of the restart count never, a start on a new image never', () => {
+  const start = (n: number) => t0 + n * MINUTE;
+  // The policy restarts it: the count rises and it starts again, one restart.
+  const policy = feed([
+    [0, container({ restarts: 4, startedAt: start(0) })],
+    [MINUTE, container({ restarts: 5, startedAt: start(1) })],
+  ]);
+  assert.deepEqual(policy.state.restartTimes, [t0 + MINUTE]);
+  // The daemon restarted: the count starts again at 0 and the container started again, one restart.
+  const daemon = feed(
+    [
+      [2 * MINUTE, container({ restarts: 0, startedAt: start(1) })],
+      [3 * MINUTE, container({ restarts: 0, startedAt: start(3) })],
+    ],
+    { ...policy.state, restartTimes: [] },
+  );
+  assert.deepEqual(daemon.state.restartTimes, [t0 + 3 * MINUTE], 'the drop itself counts nothing');
+  // Deployed three times: each a new image, none a restart.
+  const deploys = feed(
+    [0, 1, 2, 3].map((n) => [
+      n * MINUTE,
+      container({ id: `${n}`.repeat(64), imageId: `sha256:${`${n}`.repeat(64)}`, startedAt: start(n) }),
+    ]),
+  );
+  assert.deepEqual(deploys.transitions, []);
+  assert.deepEqual(deploys.state.restartTimes, []);
+  // A start at an earlier time than the last one seen is no restart either.
+  assert.deepEqual(feed([[MINUTE, container({ startedAt: start(0) })]], policy.state).state.restartTimes, [
+    t0 + MINUTE,
+  ]);
+});
+
+test('a container created anew under its name at each turn carries on its count, also across a short absence', () => {
+  // `docker run --rm` in a loop: a new id each time, RestartCount 0, sometimes gone from a sample.
+  const turn = (n: number) => container({ id: `${n}`.padStart(64, 'c'), startedAt: t0 + n * 30_000 });
+  let state: ContainerState | null = null;
+  const transitions: [number, ContainerTransition][] = [];
+  for (let n = 0; n < 4; n++) {
+    const seen = judgeContainer(state, turn(n), t0 + n * 30_000);
+    if (seen.transition) transitions.push([n, seen.transition]);
+    // Gone from the next sample, 15 s later: its state is kept.
+    const gone = judgeGone(seen.state, t0 + n * 30_000 + SAMPLE);
+    assert.equal(gone.transition, null);
+    assert.equal(gone.state?.goneSince, t0 + n * 30_000 + SAMPLE);
+    state = gone.state;
+  }
+  assert.deepEqual(transitions, [
+    [3, { to: 'failing', detail: 'restarted 3 times in 10 minutes', summary: 'restarting in a loop' }],
+  ]);
+  assert.equal(judgeContainer(state, turn(4), t0 + 2 * MINUTE).state.goneSince, null, 'back: no longer gone');
+});
+
+test('a container gone is kept 10 minutes from when it went missing, then forgotten; failing, it recovers as removed', () => {
+  const failing = feed([
+    [0, container({ restarts: 0 })],
+    [SAMPLE, container({ restarts: 3 })],
+  ]).state;
+  assert.notEqual(failing.failingSince, null);
+  const first = judgeGone(failing, t0 + MINUTE);
+  const still = judgeGone(first.state!, t0 + 11 * MINUTE - 1);
+  assert.deepEqual([still.state?.goneSince, still.transition], [t0 + MINUTE, null]);
+  assert.deepEqual(judgeGone(still.state!, t0 + 11 * MINUTE), {
+    state: null,
+    transition: { to: 'recovered', detail: 'removed' },
+  });
+  const quiet = feed([[0, container()]]).state;
+  assert.deepEqual(judgeGone({ ...quiet, goneSince: t0 }, t0 + 10 * MINUTE), {
+    state: null,
+    transition: null,
+  });
 });
 
 test('a loop recovers once it ran 10 minutes without a restart, not before', () => {

@@ -4,16 +4,27 @@ import { MINUTE } from '../checks/rollups.ts';
 /**
  * Container alerts (docs/hosts.md "Alerts"), pure: time comes in with each sample. Only containers of
  * a service are judged (the caller asks `membership`). A container fails when it
- * - restarts in a loop: 3 restarts or more within 10 minutes (its restart count, sample to sample);
+ * - restarts in a loop: 3 restarts or more within 10 minutes. A restart is seen sample to sample: the
+ *   restart count rose (restarts by the restart policy; by how much it rose, never a drop: the count
+ *   starts again at 0 when the daemon restarts), or it started again (a later `startedAt` on the same
+ *   image: `docker restart`, autoheal, an outside supervisor, a container created anew under the same
+ *   name, as `--rm` loops do), whichever says more;
  * - exited with an error: exited or dead with a non-zero exit code (so not restarting);
  * - stays unhealthy: its health check said unhealthy for 2 minutes or more.
  * It recovers once it runs and is healthy again (or has no health check) with no restart for 10
  * minutes. A restart or an OOM kill alone is no alert: it is evidence for incidents on its host.
+ *
+ * The state of a container name outlives its container: a new id under the same name carries on, and
+ * a container gone from the samples is remembered for 10 minutes (`judgeGone`), so that a container
+ * removed and created again at each turn of a loop is counted as restarting. A failing container gone
+ * that long recovers as removed.
  */
 
 export const LOOP_RESTARTS = 3;
 export const LOOP_WINDOW_MS = 10 * MINUTE;
 export const UNHEALTHY_FOR_MS = 2 * MINUTE;
+/** How long the state of a container gone from the samples is kept. */
+export const GONE_KEPT_MS = 10 * MINUTE;
 /** Restart times kept at most: enough to say how many, bounded whatever the container does. */
 const MAX_RESTART_TIMES = 100;
 
@@ -22,6 +33,12 @@ export type ContainerState = {
   id: string;
   /** Its restart count (`RestartCount`) as last seen. */
   restarts: number;
+  /** When it last started, as last seen (kept while it has not started). */
+  startedAt: number | null;
+  /** The image id it runs: starting on a new image is a deploy, not a restart. */
+  imageId: string;
+  /** Since when it is missing from the samples; null while it is there. */
+  goneSince: number | null;
   /** When it restarted within the last 10 minutes, oldest first. */
   restartTimes: number[];
   /** Since when its health check says unhealthy. */
@@ -47,8 +64,7 @@ export function judgeContainer(
   c: ContainerSample,
   ts: number,
 ): { state: ContainerState; transition: ContainerTransition | null } {
-  const restarted =
-    state === null ? 0 : state.id !== c.id ? c.restarts : Math.max(0, c.restarts - state.restarts);
+  const restarted = state === null ? 0 : restartsSince(state, c);
   const restartTimes = [...(state?.restartTimes ?? []), ...new Array<number>(restarted).fill(ts)].filter(
     (t) => t > ts - LOOP_WINDOW_MS,
   );
@@ -56,6 +72,9 @@ export function judgeContainer(
   const next: ContainerState = {
     id: c.id,
     restarts: c.restarts,
+    startedAt: c.startedAt ?? state?.startedAt ?? null,
+    imageId: c.imageId,
+    goneSince: null,
     restartTimes: restartTimes.slice(-MAX_RESTART_TIMES),
     unhealthySince,
     failingSince: state?.failingSince ?? null,
@@ -77,6 +96,33 @@ export function judgeContainer(
     state: { ...next, failingSince: ts, detail: failure.detail },
     transition: { to: 'failing', ...failure },
   };
+}
+
+/** Restarts between the state and this sample: the rise of the restart count, or 1 for a new start. */
+function restartsSince(state: ContainerState, c: ContainerSample): number {
+  // A new container of the same name counts from 0.
+  const counted = state.id === c.id ? Math.max(0, c.restarts - state.restarts) : c.restarts;
+  const startedAgain =
+    state.startedAt !== null &&
+    c.startedAt !== null &&
+    c.startedAt > state.startedAt &&
+    state.imageId === c.imageId;
+  return Math.max(counted, startedAgain ? 1 : 0);
+}
+
+/**
+ * A sample without the container (its runtime answered): its state is kept for 10 minutes from when
+ * it went missing, then forgotten (null), a failing alert recovering as removed.
+ */
+export function judgeGone(
+  state: ContainerState,
+  ts: number,
+): { state: ContainerState | null; transition: ContainerTransition | null } {
+  const goneSince = state.goneSince ?? ts;
+  if (ts - goneSince < GONE_KEPT_MS) return { state: { ...state, goneSince }, transition: null };
+  const transition: ContainerTransition | null =
+    state.failingSince === null ? null : { to: 'recovered', detail: 'removed' };
+  return { state: null, transition };
 }
 
 /** The first failure that holds, in this order: a restart loop, an exit with an error, unhealthy. */

@@ -1,5 +1,4 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import type { z } from 'zod';
 import {
   type DeclareFrame,
@@ -16,10 +15,10 @@ import { fieldIssue } from '../../protocol/messages.ts';
 import { formatPath } from '../config/paths.ts';
 import { badRequest, Problem } from '../problem.ts';
 
-const inflate = promisify(gunzip);
-
 /** The frames of one request by kind, each in the order sent; `unknown` counts kinds this server does not know. */
 export type DecodedFrames = {
+  /** The batch's id, when the agent names its batches (a batch sent again has the same). */
+  batch: string | null;
   hello: HelloFrame[];
   sample: SampleFrame[];
   declare: DeclareFrame[];
@@ -28,17 +27,74 @@ export type DecodedFrames = {
   unknown: number;
 };
 
+/** Retry-After of a body refused for want of memory: others finish within moments. */
+const DECODE_RETRY_S = 2;
+
+/** A 503 for a body that would take more memory than the server gives to frames in flight. */
+export class BudgetExceeded extends Problem {
+  constructor() {
+    super(
+      503,
+      'service unavailable',
+      'the server is taking in many frames at once; send the batch again shortly',
+      DECODE_RETRY_S,
+    );
+  }
+}
+
 /**
- * The body of `POST /agent/v1/frames` as bytes (gzip or identity) → its frames. Inflation stops at
- * `MAX_INFLATED_FRAMES_BYTES` (413), so a small body that inflates to gigabytes costs no memory. A
- * frame of a known kind that does not parse refuses the whole request (400 naming the field, e.g.
- * `frames[3].cpu: …`); a frame of an unknown kind is counted and left out.
+ * Memory for frames in flight across requests: the bytes of their JSON as inflated, held from the
+ * moment a request starts inflating until it is answered (its frames are parsed objects until they
+ * are committed). Each request takes its bytes through a `Reservation`.
+ */
+export class DecodeBudget {
+  readonly max: number;
+  used = 0;
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  reserve(): Reservation {
+    return new Reservation(this);
+  }
+}
+
+export class Reservation {
+  private readonly budget: DecodeBudget;
+  private held = 0;
+  constructor(budget: DecodeBudget) {
+    this.budget = budget;
+  }
+
+  /** Takes `bytes` more; false (and nothing taken) when the budget has not that much left. */
+  take(bytes: number): boolean {
+    if (this.budget.used + bytes > this.budget.max) return false;
+    this.budget.used += bytes;
+    this.held += bytes;
+    return true;
+  }
+
+  /** Gives back everything taken (the request is answered). */
+  release(): void {
+    this.budget.used -= this.held;
+    this.held = 0;
+  }
+}
+
+/**
+ * The body of `POST /agent/v1/frames` as bytes (gzip or identity) → its frames. Inflation is streamed
+ * and stops at `MAX_INFLATED_FRAMES_BYTES` (413), so a small body that inflates to gigabytes costs no
+ * memory; every inflated byte is taken from `reservation` first, and a body that does not fit in what
+ * is left of the server's budget is a 503 (`BudgetExceeded`). A frame of a known kind that does not
+ * parse refuses the whole request (400 naming the field, e.g. `frames[3].cpu: …`); a frame of an
+ * unknown kind is counted and left out.
  */
 export async function decodeFrames(
   body: Buffer,
   contentEncoding: string | undefined,
+  reservation: Reservation,
 ): Promise<DecodedFrames> {
-  const text = (await inflated(body, contentEncoding)).toString('utf8');
+  const text = (await inflated(body, contentEncoding, reservation)).toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -48,31 +104,59 @@ export async function decodeFrames(
   return parseFrames(json);
 }
 
-async function inflated(body: Buffer, contentEncoding: string | undefined): Promise<Buffer> {
+const tooLarge = () =>
+  new Problem(
+    413,
+    'body too large',
+    `the frames inflate to more than ${MAX_INFLATED_FRAMES_BYTES / 1024 / 1024} MiB; send smaller batches`,
+  );
+
+async function inflated(
+  body: Buffer,
+  contentEncoding: string | undefined,
+  reservation: Reservation,
+): Promise<Buffer> {
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity' || encoding === '') return body;
+  if (encoding === 'identity' || encoding === '') {
+    if (!reservation.take(body.length)) throw new BudgetExceeded();
+    return body;
+  }
   if (encoding !== 'gzip') {
     throw new Problem(415, 'unsupported media type', `Content-Encoding ${encoding}: send gzip or identity`);
   }
-  try {
-    return await inflate(body, { maxOutputLength: MAX_INFLATED_FRAMES_BYTES });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new Problem(
-        413,
-        'body too large',
-        `the frames inflate to more than ${MAX_INFLATED_FRAMES_BYTES / 1024 / 1024} MiB; send smaller batches`,
-      );
-    }
-    throw badRequest('the body is not valid gzip');
-  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const gunzip = createGunzip();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (error: Problem) => {
+      gunzip.destroy();
+      reject(error);
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_INFLATED_FRAMES_BYTES) fail(tooLarge());
+      else if (!reservation.take(chunk.length)) fail(new BudgetExceeded());
+      else chunks.push(chunk);
+    });
+    gunzip.on('end', () => resolve(Buffer.concat(chunks, size)));
+    gunzip.on('error', () => reject(badRequest('the body is not valid gzip')));
+    gunzip.end(body);
+  });
 }
 
 /** Parses an already decoded body (JSON value) into its frames; see `decodeFrames`. */
 export function parseFrames(json: unknown): DecodedFrames {
   const body = framesBodySchema.safeParse(json);
   if (!body.success) throw fieldProblem(body.error, []);
-  const out: DecodedFrames = { hello: [], sample: [], declare: [], run: [], log: [], unknown: 0 };
+  const out: DecodedFrames = {
+    batch: body.data.batch ?? null,
+    hello: [],
+    sample: [],
+    declare: [],
+    run: [],
+    log: [],
+    unknown: 0,
+  };
   body.data.frames.forEach((frame, i) => {
     if (!Object.hasOwn(frameSchemas, frame.kind)) {
       out.unknown++;

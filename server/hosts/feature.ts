@@ -2,11 +2,10 @@ import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
 import { registerAgentFile } from './agent-file.ts';
-import { applyFrames, type FramesItem } from './apply.ts';
+import { applyFrames, clockWarnings, type FramesItem, framesWeight } from './apply.ts';
 import { createAssignments } from './assignment.ts';
-import { registerFrames } from './frames.ts';
+import { MAX_DECODING_BYTES, registerFrames } from './frames.ts';
 import { createHousekeeping } from './housekeeping.ts';
-import type { HostsOptions } from './options.ts';
 import { type Polls, registerPoll } from './poll.ts';
 import { registerHostRoutes } from './routes.ts';
 import { createSilenceWatch } from './silence.ts';
@@ -14,24 +13,53 @@ import { createSilenceWatch } from './silence.ts';
 /** Requests of frames waiting for storage at most (about one per agent); beyond, 503. */
 const MAX_WAITING_BATCHES = 4000;
 
+export type HostsOptions = {
+  /** Requests of frames waiting for storage at most (default 4,000). */
+  maxWaitingBatches?: number;
+  /** Bytes of frames in flight at most, as inflated (default `MAX_DECODING_BYTES`, 64 MiB). */
+  maxDecodingBytes?: number;
+  /**
+   * The sampling interval the poll tells agents (`settings.sampleEveryMs`) instead of SAMPLE_EVERY_MS
+   * (15 s): tests with a real agent sample every second. Production never sets it.
+   */
+  sampleEveryMs?: number;
+};
+
+/**
+ * A writer job takes at most 32 requests of frames, and fewer when they weigh more than 1,000 rows
+ * (`framesWeight`): about 10 to 25 ms of the writer, whether the hosts run 15 containers and units
+ * (32 batches, ~12 ms) or 250 (4 batches, ~20 ms), so API reads and heartbeat pings wait little.
+ */
+const FRAMES_PER_JOB = 32;
+const FRAMES_JOB_WEIGHT = 1_000;
+
 /**
  * Hosts and their agents (docs/hosts.md, docs/agent.md): the agent's routes (frames, poll, the agent
  * file), the host routes of the JSON API, the silence watch and the hourly pruning.
  */
 export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptions = {}) {
+  const maxWaiting = options.maxWaitingBatches ?? MAX_WAITING_BATCHES;
   const assignments = createAssignments(deps, engine, options);
   const silence = createSilenceWatch({ deps, engine, checksOf: assignments.checksOf });
   const housekeeping = createHousekeeping(deps);
+  const clockAhead = clockWarnings(deps);
   const frames = deps.store.ingestQueue<FramesItem>({
-    maxAcknowledged: MAX_WAITING_BATCHES,
+    maxAcknowledged: maxWaiting,
+    maxBatch: FRAMES_PER_JOB,
+    weigh: framesWeight,
+    maxWeight: FRAMES_JOB_WEIGHT,
     onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    apply: (tx, items, refuse) => applyFrames({ deps, engine, seen: silence.seen }, tx, items, refuse),
+    apply: (tx, items, refuse) =>
+      applyFrames({ deps, engine, seen: silence.seen, clockAhead }, tx, items, refuse),
   });
   let polls: Polls | null = null;
   const feature: Feature = {
     name: 'hosts',
     routes(app) {
-      registerFrames(app, deps, engine, frames);
+      registerFrames(app, deps, frames, {
+        maxWaiting,
+        maxDecodingBytes: options.maxDecodingBytes ?? MAX_DECODING_BYTES,
+      });
       polls = registerPoll(app, deps, engine, assignments);
       registerAgentFile(app, deps);
       registerHostRoutes(app, deps, engine);
@@ -47,5 +75,13 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
       await frames.close();
     },
   };
-  return { feature };
+  return {
+    feature,
+    /** Requests of frames waiting for storage (tests). */
+    framesWaiting: () => frames.size,
+    /** Whether a poll of `host` waits for a change (tests). */
+    pollWaiting: (host: string) => polls?.waiting(host) ?? false,
+    /** Resolves once the hourly pruning under way, if any, is done (tests). */
+    pruned: () => housekeeping.idle(),
+  };
 }

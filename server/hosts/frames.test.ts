@@ -6,8 +6,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { createGzip, gzipSync } from 'node:zlib';
 import { MAX_FRAMES_BYTES } from '../../protocol/agent.ts';
-import { memoryLog } from '../testing.ts';
-import { hello, hostServer, sample, T0 } from './testkit.ts';
+import { memoryLog, within } from '../testing.ts';
+import { hello, hostServer, sample, T0, unit } from './testkit.ts';
 
 const rollups = 'SELECT count(*) AS n FROM host_rollups';
 
@@ -160,21 +160,74 @@ test('frames while another process holds the database lock: 503 with Retry-After
   assert.equal(kit.count(rollups), 4);
 });
 
-test('a host that floods gets 429 with Retry-After beyond its burst; other hosts do not', async (t) => {
+test('an agent back from an hour away sends its 240 batches back to back without a 429; a flood beyond gets 429', async (t) => {
   const kit = await hostServer();
   t.after(() => kit.server.dispose());
   const token = await kit.addHost('web-1');
   const other = await kit.addHost('web-2');
+  // What the agent kept through the hour: a batch per sample, sent oldest first as fast as answered.
+  const hourAgo = T0 - 3_600_000;
   const statuses: number[] = [];
-  for (let i = 0; i < 21; i++) statuses.push((await kit.send(token, [sample(T0 + i)])).status);
-  assert.deepEqual(statuses.slice(0, 20), new Array(20).fill(200), 'a burst after an outage is taken');
+  for (let i = 0; i < 240; i++) statuses.push((await kit.send(token, [sample(hourAgo + i * 15_000)])).status);
+  assert.deepEqual(statuses, new Array(240).fill(200));
+  assert.equal(kit.count("SELECT sum(cpu_n) AS n FROM host_rollups WHERE res = 'm'"), 240, 'none lost');
+
+  for (let i = 0; i < 60; i++) assert.equal((await kit.send(token, [sample(T0 + i)])).status, 200);
   const limited = await kit.send(token, [sample(T0 + 100)]);
   assert.equal(limited.status, 429);
-  assert.equal(limited.headers['retry-after'], '5');
-  assert.equal((await kit.send(other, [sample(T0)])).status, 200);
-  await kit.clock.advance(5_000);
-  assert.equal((await kit.send(token, [sample(T0 + 5_000)])).status, 200);
+  assert.equal(limited.headers['retry-after'], '1');
+  assert.equal((await kit.send(other, [sample(T0)])).status, 200, 'other hosts are not limited');
+  await kit.clock.advance(1_000);
+  assert.equal((await kit.send(token, [sample(T0 + 1_000)])).status, 200, 'one a second after the burst');
+  assert.equal((await kit.send(token, [sample(T0 + 1_001)])).status, 429);
   assert.match(await kit.server.deps.metrics.text(), /mon_ingest_rejected_total\{reason="rate_limited"\} 2/);
+});
+
+test('a full queue refuses a batch before inflating it: 503 with Retry-After', async (t) => {
+  const kit = await hostServer({ store: { maxWaitMs: 5_000 }, hosts: { maxWaitingBatches: 2 } });
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const other = new DatabaseSync(join(kit.server.dataDir, 'mon.db'));
+  t.after(() => other.close());
+  other.exec('BEGIN IMMEDIATE');
+  const waiting = [kit.send(token, [sample(T0)]), kit.send(token, [sample(T0 + 15_000)])];
+  await within(2_000, 'two batches wait for storage', () => kit.server.hosts.framesWaiting() === 2);
+  // Not gzip at all: inflating it would answer 400.
+  const full = await kit.send(token, [], { body: Buffer.from('not gzip at all') });
+  assert.equal(full.status, 503);
+  assert.equal(full.headers['retry-after'], '1');
+  assert.match(await kit.server.deps.metrics.text(), /mon_ingest_rejected_total\{reason="queue_full"\} 1/);
+  other.exec('ROLLBACK');
+  assert.deepEqual(
+    (await Promise.all(waiting)).map((r) => r.status),
+    [200, 200],
+  );
+});
+
+test('frames in flight across requests are capped in memory: a batch beyond the cap waits its turn with 503', async (t) => {
+  const kit = await hostServer({ store: { maxWaitMs: 5_000 }, hosts: { maxDecodingBytes: 64 * 1024 } });
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  // About 40 KiB of JSON each.
+  const units = (ts: number) =>
+    sample(ts, { units: Array.from({ length: 370 }, (_, i) => unit({ name: `u${i}.service` })) });
+  assert.ok(JSON.stringify(units(T0)).length > 36 * 1024);
+  const other = new DatabaseSync(join(kit.server.dataDir, 'mon.db'));
+  t.after(() => other.close());
+  other.exec('BEGIN IMMEDIATE');
+  const first = kit.send(token, [units(T0)]);
+  await within(2_000, 'the first batch waits for storage', () => kit.server.hosts.framesWaiting() === 1);
+  const second = await kit.send(token, [units(T0 + 15_000)]);
+  assert.equal(second.status, 503, 'the first holds its memory until it is answered');
+  assert.equal(second.headers['retry-after'], '2');
+  assert.match(second.body.detail, /many frames at once/);
+  const small = kit.send(token, [sample(T0 + 30_000)]);
+  await within(2_000, 'a small batch still fits', () => kit.server.hosts.framesWaiting() === 2);
+  other.exec('ROLLBACK');
+  assert.equal((await first).status, 200);
+  assert.equal((await small).status, 200);
+  assert.equal((await kit.send(token, [units(T0 + 15_000)])).status, 200, 'taken once the first is stored');
+  assert.match(await kit.server.deps.metrics.text(), /mon_ingest_rejected_total\{reason="queue_full"\} 1/);
 });
 
 test('over a real socket: a gzip body with the token is stored', async (t) => {

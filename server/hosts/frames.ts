@@ -1,38 +1,50 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { FramesAnswer, RunFrame } from '../../protocol/agent.ts';
-import type { RunOutcome } from '../../runners/run.ts';
-import type { CheckEngine } from '../checks/engine.ts';
+import type { FramesAnswer } from '../../protocol/agent.ts';
 import type { Deps } from '../deps.ts';
-import { Problem } from '../problem.ts';
+import { Problem, unavailable } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import { agentHost, hostLimiter } from './agent-auth.ts';
 import type { FramesItem } from './apply.ts';
-import { decodeFrames } from './decode.ts';
-import { MAX_AHEAD_MS } from './samples.ts';
+import { BudgetExceeded, DecodeBudget, decodeFrames } from './decode.ts';
 
 /**
- * Requests of one host: a burst (what an agent kept through an outage, sent in several batches), then
- * one every 5 s, three times what an agent sampling every 15 s sends.
+ * Requests of one host: a burst of 300, then one a second. An agent sends a batch every 15 s; after
+ * an outage it sends what it kept, oldest first: an hour of batches (240) goes through at once, and
+ * more drains at one a second, fifteen times what the agent adds meanwhile.
  */
-const FRAMES_BURST = 20;
-const FRAMES_PER_SECOND = 0.2;
+export const FRAMES_BURST = 300;
+export const FRAMES_PER_SECOND = 1;
+
+/**
+ * Bytes of frames in flight at most, across requests: inflated JSON, held from decoding until the
+ * answer (a batch can inflate to 32 MiB, and waits as parsed frames until it is committed). Beyond,
+ * 503 with Retry-After; the agent keeps the batch and sends it again.
+ */
+export const MAX_DECODING_BYTES = 64 * 1024 * 1024;
 
 /** Answers that refuse what was sent; they count as `mon_ingest_rejected_total{reason="invalid"}`. */
 const invalidStatuses = new Set([400, 413, 415]);
 
 /**
  * `POST /agent/v1/frames` (host token): a batch of frames, JSON, gzip or identity, at most 4 MiB as
- * sent. Answered 200 only once every frame is committed: host frames through the hosts' ingest queue,
- * runs through the check engine. A run of a check that is not this host's (another host's, or moved
- * away since the agent's last poll) is skipped, as is a frame of a kind this server does not know.
+ * sent. Answered 200 only once every frame is committed, in one writer job of the hosts' ingest queue:
+ * the batch's id, its frames and its runs. A batch stored before (same id) is answered as stored and
+ * stores nothing. A run of a check that is not this host's (another host's, or moved away since the
+ * agent's last poll) is skipped, as is a frame of a kind this server does not know.
  */
 export function registerFrames(
   app: FastifyInstance,
   deps: Deps,
-  engine: CheckEngine,
   queue: IngestQueue<FramesItem>,
+  limits: { maxWaiting: number; maxDecodingBytes: number },
 ): void {
+  const { maxWaiting } = limits;
   const limit = hostLimiter(deps.clock, FRAMES_BURST, FRAMES_PER_SECOND);
+  const budget = new DecodeBudget(limits.maxDecodingBytes);
+  const queueFull = () => {
+    deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
+    return unavailable(1, 'the write queue is full');
+  };
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -40,7 +52,7 @@ export function registerFrames(
     const hosts = new WeakMap<FastifyRequest, { host: string; at: number }>();
     // Who sends, and whether they may, before a byte of the body is read.
     scope.addHook('onRequest', async (request) => {
-      const host = agentHost(deps, request);
+      const { host } = agentHost(deps, request);
       limit(host, 'frames');
       hosts.set(request, { host, at: deps.clock.now() });
     });
@@ -58,81 +70,44 @@ export function registerFrames(
       if (!/^application\/json\s*(;|$)/i.test(type) || !Buffer.isBuffer(request.body)) {
         throw new Problem(415, 'unsupported media type', 'send the frames as application/json');
       }
+      // A batch that could not be queued is not worth inflating.
+      if (queue.size >= maxWaiting) throw queueFull();
       const encoding = request.headers['content-encoding'];
-      const decoded = await decodeFrames(
-        request.body,
-        Array.isArray(encoding) ? encoding.join(',') : encoding,
-      );
-      const runs = [...decoded.run]
-        .sort((a, b) => a.ts - b.ts)
-        .map((frame) => ({ frame, verdict: runVerdict(engine, host, frame, at) }));
-      const item: FramesItem = {
-        host,
-        receivedAt: at,
-        frames: { hello: decoded.hello, sample: decoded.sample, declare: decoded.declare, log: decoded.log },
-        again: 0,
-      };
-      const removed = await Promise.all([
-        queue.submit(item).then(() => 0),
-        ...runs.filter((r) => r.verdict === 'record').map((r) => record(engine, r.frame)),
-      ]);
-      const known =
-        decoded.hello.length +
-        decoded.sample.length +
-        decoded.declare.length +
-        decoded.log.length +
-        runs.length;
-      const left = item.again + runs.filter((r) => r.verdict !== 'record').length + sum(removed);
-      const stored = known - left;
-      const skipped = left + decoded.unknown;
-      if (decoded.unknown > 0) deps.metrics.agentUnknownFrames.inc(decoded.unknown);
-      deps.metrics.ingestAccepted.inc({ endpoint: 'agent' }, stored);
-      const foreign = runs.filter((r) => r.verdict === 'foreign').map((r) => r.frame.id);
-      if (foreign.length > 0) {
-        deps.log.warn('agent runs skipped: their checks do not run on this host', {
-          host,
-          checks: [...new Set(foreign)].join(', '),
+      const reservation = budget.reserve();
+      try {
+        const decoded = await decodeFrames(
+          request.body,
+          Array.isArray(encoding) ? encoding.join(',') : encoding,
+          reservation,
+        ).catch((error: unknown) => {
+          if (error instanceof BudgetExceeded) deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
+          throw error;
         });
+        const { unknown, ...frames } = decoded;
+        const item: FramesItem = { host, receivedAt: at, frames, outcome: null };
+        await queue.submit(item);
+        const outcome = item.outcome!;
+        const known =
+          frames.hello.length +
+          frames.sample.length +
+          frames.declare.length +
+          frames.log.length +
+          frames.run.length;
+        if (unknown > 0) deps.metrics.agentUnknownFrames.inc(unknown);
+        // A batch stored before is answered as it was then, and counted then.
+        if (outcome.known) return { stored: known, skipped: unknown };
+        const left = outcome.staleRuns + outcome.foreignRuns.length;
+        deps.metrics.ingestAccepted.inc({ endpoint: 'agent' }, known - left);
+        if (outcome.foreignRuns.length > 0) {
+          deps.log.warn('agent runs skipped: their checks do not run on this host', {
+            host,
+            checks: [...new Set(outcome.foreignRuns)].join(', '),
+          });
+        }
+        return { stored: known - left, skipped: left + unknown };
+      } finally {
+        reservation.release();
       }
-      return { stored, skipped };
     });
   });
-}
-
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-
-/**
- * Whether a run is recorded: its check must run on this host (a server check whose `from` names it,
- * or its own command check), else it is `foreign`; and be newer than the check's last run, else it
- * was stored already (a batch sent again) or lost its place to a later run: `again`. A run dated
- * far ahead of the server's clock is left out as well.
- */
-function runVerdict(
-  engine: CheckEngine,
-  host: string,
-  frame: RunFrame,
-  receivedAt: number,
-): 'record' | 'foreign' | 'again' {
-  const entry = engine.get(frame.id);
-  if (!entry || entry.def.from !== host) return 'foreign';
-  if (frame.ts > receivedAt + MAX_AHEAD_MS) return 'again';
-  return entry.rec.lastRunAt === null || frame.ts > entry.rec.lastRunAt ? 'record' : 'again';
-}
-
-/** Records one run; 1 when its check was removed meanwhile (skipped), 0 when stored. */
-async function record(engine: CheckEngine, frame: RunFrame): Promise<number> {
-  const outcome: RunOutcome = {
-    status: frame.status,
-    latencyMs: frame.latencyMs,
-    detail: frame.detail,
-    ...(frame.value !== undefined && { value: frame.value }),
-    ...(frame.expiry !== undefined && { expiry: frame.expiry }),
-  };
-  try {
-    await engine.recordRun(frame.id, outcome, frame.ts);
-    return 0;
-  } catch (error) {
-    if (error instanceof Problem && error.status === 404) return 1;
-    throw error;
-  }
 }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { WriteFn } from '../store/writer.ts';
+import { PRUNE_CHUNK_ROWS, pruneHosts } from './housekeeping.ts';
 import { addHostSample, HOST_METRICS, type HostMetrics } from './rollups.ts';
 import { hostServer, T0 } from './testkit.ts';
 
@@ -28,9 +30,10 @@ test('every hour: old rollups, agent logs past 7 days or 10,000 lines, host even
     item.run('long-gone', 'a000000000000000', now - 2 * DAY);
     item.run('just-gone', 'b000000000000000', now - 3_600_000);
     item.run('here', 'c000000000000000', null);
+    db.prepare('INSERT INTO hosts (name, created_at) VALUES (?, 0), (?, 0)').run('web-1', 'web-2');
   });
   await kit.clock.advance(3_600_000);
-  await kit.server.deps.store.writer.run(() => {});
+  await kit.server.hosts.pruned();
 
   assert.equal(
     kit.count("SELECT count(*) AS n FROM host_rollups WHERE res = 'm'"),
@@ -58,4 +61,35 @@ test('every hour: old rollups, agent logs past 7 days or 10,000 lines, host even
       .map((r) => r.name),
     ['here', 'just-gone'],
   );
+});
+
+test('pruning goes in writer jobs of at most 5,000 rows until everything old is gone', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const now = T0;
+  await kit.server.deps.store.writer.run((db) => {
+    const event = db.prepare(
+      "INSERT INTO host_events (host, ts, kind, subject, service, detail) VALUES ('web-1', ?, 'restart', 'api', NULL, 'x')",
+    );
+    for (let i = 0; i < 12_000; i++) event.run(now - 401 * DAY - i);
+    event.run(now - DAY);
+  });
+  const sizes: number[] = [];
+  const writer = kit.server.deps.store.writer;
+  const run = writer.run.bind(writer);
+  writer.run = (<T>(fn: WriteFn<T>) =>
+    run((db, tx) => {
+      const before = kit.count('SELECT count(*) AS n FROM host_events');
+      const result = fn(db, tx);
+      sizes.push(before - (db.prepare('SELECT count(*) AS n FROM host_events').get() as { n: number }).n);
+      return result;
+    })) as typeof writer.run;
+  t.after(() => {
+    writer.run = run;
+  });
+  const pass = await pruneHosts(kit.server.deps);
+  assert.equal(pass.deleted, 12_000);
+  assert.ok(pass.jobs >= 3, `${pass.jobs} jobs`);
+  assert.ok(Math.max(...sizes) <= PRUNE_CHUNK_ROWS, `jobs of ${sizes.join(', ')} rows`);
+  assert.equal(kit.count('SELECT count(*) AS n FROM host_events'), 1);
 });

@@ -1,8 +1,10 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { resolutions } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { all, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import { pruneAgentLogs } from './logs.ts';
-import { pruneHostRollups } from './rollups.ts';
+import { AGENT_LOG_KEEP_MS, AGENT_LOG_MAX_LINES } from './logs.ts';
 
 const HOUR_MS = 3_600_000;
 /** Host events are likely-cause evidence for incidents, which reads reach back 400 days. */
@@ -10,25 +12,113 @@ export const HOST_EVENT_KEEP_MS = 400 * 86_400_000;
 /** A container or unit gone this long is forgotten (its rollups age out with their resolution). */
 export const GONE_ITEM_KEEP_MS = 86_400_000;
 
-/** Deletes what hosts keep beyond its time: rollups, agent logs, host events, items long gone. */
-export function pruneHosts(deps: Deps): Promise<void> {
-  const now = deps.clock.now();
-  return deps.store.writer.run((db) => {
-    pruneHostRollups(db, now);
-    pruneAgentLogs(db, now);
-    statement(db, 'DELETE FROM host_events WHERE ts < ?').run(now - HOST_EVENT_KEEP_MS);
-    statement(db, 'DELETE FROM host_items WHERE gone_at IS NOT NULL AND gone_at < ?').run(
-      now - GONE_ITEM_KEEP_MS,
+/**
+ * One pruning job deletes at most this many rows and stops after this long, so that it holds the
+ * writer (and the event loop) for milliseconds; the pass goes on in the next job until done.
+ */
+export const PRUNE_CHUNK_ROWS = 5_000;
+const PRUNE_CHUNK_MS = 20;
+
+/** A piece of pruning: deletes at most `limit` rows, returns how many it deleted. */
+type Part = (db: DatabaseSync, limit: number) => number;
+
+const deleting =
+  (sql: string, ...params: (string | number)[]): Part =>
+  (db, limit) =>
+    Number(statement(db, sql).run(...params, limit).changes);
+
+const nameRow = mapper({ name: text });
+
+/** Everything a pass deletes, in parts, each bounded by its `limit`. */
+function partsOf(db: DatabaseSync, now: number): Part[] {
+  const parts: Part[] = [];
+  for (const { res, keepMs } of resolutions) {
+    parts.push(
+      deleting(
+        `DELETE FROM host_rollups WHERE (host, res, bucket) IN
+           (SELECT host, res, bucket FROM host_rollups WHERE res = ? AND bucket < ? LIMIT ?)`,
+        res,
+        now - keepMs,
+      ),
+      deleting(
+        `DELETE FROM item_rollups WHERE (host, kind, name, res, bucket) IN
+           (SELECT host, kind, name, res, bucket FROM item_rollups WHERE res = ? AND bucket < ? LIMIT ?)`,
+        res,
+        now - keepMs,
+      ),
     );
-  });
+  }
+  parts.push(
+    deleting(
+      'DELETE FROM host_events WHERE id IN (SELECT id FROM host_events WHERE ts < ? LIMIT ?)',
+      now - HOST_EVENT_KEEP_MS,
+    ),
+    deleting(
+      `DELETE FROM host_items WHERE (host, kind, name) IN (SELECT host, kind, name FROM host_items
+         WHERE gone_at IS NOT NULL AND gone_at < ? LIMIT ?)`,
+      now - GONE_ITEM_KEEP_MS,
+    ),
+  );
+  // Agent logs host by host, along their index: lines past 7 days, then those beyond the newest 10,000.
+  for (const { name } of all(db, 'SELECT name FROM hosts ORDER BY name', nameRow)) {
+    parts.push(
+      deleting(
+        'DELETE FROM agent_logs WHERE id IN (SELECT id FROM agent_logs WHERE host = ? AND ts < ? LIMIT ?)',
+        name,
+        now - AGENT_LOG_KEEP_MS,
+      ),
+      deleting(
+        `DELETE FROM agent_logs WHERE id IN (SELECT id FROM agent_logs WHERE host = ?
+           ORDER BY ts DESC, id DESC LIMIT ? OFFSET ${AGENT_LOG_MAX_LINES})`,
+        name,
+      ),
+    );
+  }
+  return parts;
+}
+
+/**
+ * Deletes what hosts keep beyond its time: rollups, agent logs, host events, items long gone. The
+ * pass runs in writer jobs of at most `chunkRows` rows and `PRUNE_CHUNK_MS`, yielding to the event
+ * loop between them. Resolves with the rows deleted and the jobs it took.
+ */
+export async function pruneHosts(
+  deps: Deps,
+  chunkRows = PRUNE_CHUNK_ROWS,
+): Promise<{ deleted: number; jobs: number }> {
+  const now = deps.clock.now();
+  let parts: Part[] | null = null;
+  let next = 0;
+  let deleted = 0;
+  let jobs = 0;
+  for (;;) {
+    const done = await deps.store.writer.run((db) => {
+      parts ??= partsOf(db, now);
+      const started = performance.now();
+      let left = chunkRows;
+      while (next < parts.length && left > 0 && performance.now() - started < PRUNE_CHUNK_MS) {
+        const n = parts[next]!(db, left);
+        left -= n;
+        deleted += n;
+        // A part that deleted fewer rows than it could has nothing left.
+        if (left > 0) next++;
+      }
+      return next >= parts.length;
+    });
+    jobs++;
+    if (done) return { deleted, jobs };
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** Runs `pruneHosts` every hour on one clock timer. */
 export function createHousekeeping(deps: Deps) {
   let timer: TimerHandle | null = null;
+  let pass: Promise<void> = Promise.resolve();
   const plan = () => {
     timer = deps.clock.setTimeout(() => {
-      void pruneHosts(deps)
+      pass = pruneHosts(deps)
+        .then(() => {})
         .catch((error: unknown) => deps.log.warn('host data not pruned', { error: String(error) }))
         .finally(() => {
           if (timer !== null) plan();
@@ -41,5 +131,7 @@ export function createHousekeeping(deps: Deps) {
       if (timer) deps.clock.clearTimeout(timer);
       timer = null;
     },
+    /** Resolves once the pass under way, if any, is done. */
+    idle: () => pass,
   };
 }

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { ContainerSample, UnitSample } from '../../protocol/agent.ts';
-import { all, bool, int, mapper, nullable, oneOf, text } from '../store/rows.ts';
+import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/agent.ts';
+import { all, bool, int, mapper, nullable, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Membership } from './membership.ts';
 import { addItemSample } from './rollups.ts';
 
 /**
- * Containers and systemd units of a sample → `host_items` (as last seen), their rollups, and what
+ * Containers and systemd units of a sample → `host_items` (as last seen; a row is written when it
+ * changed, see `ITEM_CPU_STEP`), their rollups, and what
  * happened to them since the previous sample as `host_events` (likely-cause evidence): a container
  * restarted or was killed for memory, a unit failed or was restarted by systemd. A container of the
  * same name running a new image is handed back for the agent deploy (agent-deploys.ts).
@@ -20,27 +21,40 @@ export function itemId(host: string, kind: ItemKind, name: string): string {
   return createHash('sha256').update(`${host}\0${kind}\0${name}`).digest('hex').slice(0, 16);
 }
 
-type StoredItem = {
-  kind: ItemKind;
-  name: string;
+/** A container or unit as `host_items` holds it. */
+type ItemFields = {
   state: string;
+  subState: string | null;
+  health: string | null;
   restarts: number;
+  exitCode: number | null;
   oomKilled: boolean;
   image: string | null;
   imageId: string | null;
   startedAt: number | null;
-  goneAt: number | null;
+  /** JSON. */
+  labels: string | null;
+  cpu: number | null;
+  memory: number | null;
 };
+
+type StoredItem = ItemFields & { kind: ItemKind; name: string; goneAt: number | null };
 
 const storedRow = mapper({
   kind: oneOf<ItemKind>(['container', 'unit']),
   name: text,
   state: text,
+  subState: nullable(text),
+  health: nullable(text),
   restarts: int,
+  exitCode: nullable(int),
   oomKilled: bool,
   image: nullable(text),
   imageId: nullable(text),
   startedAt: nullable(int),
+  labels: nullable(text),
+  cpu: nullable(real),
+  memory: nullable(real),
   goneAt: nullable(int),
 });
 
@@ -64,8 +78,72 @@ const upsertSql = `INSERT INTO host_items (host, kind, name, id, state, sub_stat
     updated_at = excluded.updated_at, gone_at = NULL`;
 
 /**
+ * The stored CPU and memory of a container or unit move only by this much or more: points of one CPU,
+ * and a share of the stored memory. Their charts get every sample (`item_rollups`); the row, which the
+ * host page lists, is written when something else changed or when they moved this much, so a host
+ * whose hundreds of units idle costs a sample no row writes.
+ */
+export const ITEM_CPU_STEP = 1;
+export const ITEM_MEMORY_STEP = 0.01;
+
+function moved(before: number | null, now: number | null, step: number): boolean {
+  if (before === null || now === null) return before !== now;
+  return Math.abs(now - before) >= step;
+}
+
+/** Whether the row must be written: a new item, one back from gone, a change, or usage that moved. */
+function changed(before: StoredItem | undefined, now: ItemFields): boolean {
+  if (!before || before.goneAt !== null) return true;
+  return (
+    before.state !== now.state ||
+    before.subState !== now.subState ||
+    before.health !== now.health ||
+    before.restarts !== now.restarts ||
+    before.exitCode !== now.exitCode ||
+    before.oomKilled !== now.oomKilled ||
+    before.image !== now.image ||
+    before.imageId !== now.imageId ||
+    before.startedAt !== now.startedAt ||
+    before.labels !== now.labels ||
+    moved(before.cpu, now.cpu, ITEM_CPU_STEP) ||
+    moved(before.memory, now.memory, Math.max(1, (before.memory ?? 0) * ITEM_MEMORY_STEP))
+  );
+}
+
+const containerFields = (c: ContainerSample): ItemFields => ({
+  state: c.state,
+  subState: null,
+  health: c.health,
+  restarts: c.restarts,
+  exitCode: c.exitCode,
+  oomKilled: c.oomKilled,
+  image: c.image,
+  imageId: c.imageId,
+  startedAt: c.startedAt,
+  labels: JSON.stringify(c.labels),
+  cpu: c.cpu,
+  memory: c.memory,
+});
+
+const unitFields = (u: UnitSample): ItemFields => ({
+  state: u.state,
+  subState: u.subState,
+  health: null,
+  restarts: u.restarts,
+  exitCode: null,
+  oomKilled: false,
+  image: null,
+  imageId: null,
+  startedAt: null,
+  labels: null,
+  cpu: u.cpu,
+  memory: u.memory,
+});
+
+/**
  * Stores one sample's containers and units (each list null when the host has no runtime or no
  * systemd: then nothing of that kind is touched) and returns the events and image changes it shows.
+ * `updated_at` is when the row last changed.
  */
 export function applyItems(
   db: DatabaseSync,
@@ -81,13 +159,35 @@ export function applyItems(
   const stored = new Map<string, StoredItem>();
   for (const row of all(
     db,
-    'SELECT kind, name, state, restarts, oom_killed, image, image_id, started_at, gone_at FROM host_items WHERE host = ?',
+    `SELECT kind, name, state, sub_state, health, restarts, exit_code, oom_killed, image, image_id, started_at,
+       labels, cpu, memory, gone_at FROM host_items WHERE host = ?`,
     storedRow,
     host,
   )) {
     stored.set(`${row.kind}\0${row.name}`, row);
   }
   const upsert = statement(db, upsertSql);
+  const write = (kind: ItemKind, name: string, fields: ItemFields) =>
+    upsert.run(
+      host,
+      kind,
+      name,
+      itemId(host, kind, name),
+      fields.state,
+      fields.subState,
+      fields.health,
+      fields.restarts,
+      fields.exitCode,
+      fields.oomKilled ? 1 : 0,
+      fields.image,
+      fields.imageId,
+      fields.startedAt,
+      fields.labels,
+      fields.cpu,
+      fields.memory,
+      ts,
+      ts,
+    );
   const seen = new Set<string>();
 
   for (const c of containers ?? []) {
@@ -101,26 +201,8 @@ export function applyItems(
       if (before.imageId !== null && before.imageId !== c.imageId)
         imageChanges.push({ container: c, service, before });
     }
-    upsert.run(
-      host,
-      'container',
-      c.name,
-      itemId(host, 'container', c.name),
-      c.state,
-      null,
-      c.health,
-      c.restarts,
-      c.exitCode,
-      c.oomKilled ? 1 : 0,
-      c.image,
-      c.imageId,
-      c.startedAt,
-      JSON.stringify(c.labels),
-      c.cpu,
-      c.memory,
-      ts,
-      ts,
-    );
+    const fields = containerFields(c);
+    if (changed(before, fields)) write('container', c.name, fields);
     addItemSample(db, host, 'container', c.name, ts, c.cpu, c.memory);
   }
 
@@ -130,33 +212,18 @@ export function applyItems(
     seen.add(key);
     const before = stored.get(key);
     if (before) {
-      const service = membership.serviceOf(host, 'unit', u.name, {});
-      for (const e of unitEvents(before, u)) events.push({ ...e, subject: u.name, service });
+      const found = unitEvents(before, u);
+      if (found.length > 0) {
+        const service = membership.serviceOf(host, 'unit', u.name, {});
+        for (const e of found) events.push({ ...e, subject: u.name, service });
+      }
     }
-    upsert.run(
-      host,
-      'unit',
-      u.name,
-      itemId(host, 'unit', u.name),
-      u.state,
-      u.subState,
-      null,
-      u.restarts,
-      null,
-      0,
-      null,
-      null,
-      null,
-      null,
-      u.cpu,
-      u.memory,
-      ts,
-      ts,
-    );
+    const fields = unitFields(u);
+    if (changed(before, fields)) write('unit', u.name, fields);
     addItemSample(db, host, 'unit', u.name, ts, u.cpu, u.memory);
   }
 
-  // Gone: not in a list the sample gave. A null list says nothing about its kind.
+  // Gone: not in a list the sample gave. A null list says nothing of its kind.
   const gone = statement(
     db,
     'UPDATE host_items SET gone_at = ? WHERE host = ? AND kind = ? AND name = ? AND gone_at IS NULL',
@@ -167,6 +234,13 @@ export function applyItems(
     gone.run(ts, host, item.kind, item.name);
   }
   return { events, imageChanges };
+}
+
+/** A sample older than the host's latest: its containers and units add to their charts only. */
+export function addItemSamples(db: DatabaseSync, host: string, sample: SampleFrame): void {
+  for (const c of sample.containers ?? [])
+    addItemSample(db, host, 'container', c.name, sample.ts, c.cpu, c.memory);
+  for (const u of sample.units ?? []) addItemSample(db, host, 'unit', u.name, sample.ts, u.cpu, u.memory);
 }
 
 type Found = Omit<HostEvent, 'subject' | 'service'>;

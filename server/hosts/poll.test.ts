@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { POLL_WAIT_MS, type PollAnswer, pollAnswerSchema } from '../../protocol/agent.ts';
 import type { CheckBody } from '../../protocol/check.ts';
 import { fileCheck, liveConfig } from '../checks/testkit.ts';
+import { within } from '../testing.ts';
 import { hostServer } from './testkit.ts';
 
 const http = (name: string, over: Record<string, unknown> = {}) => ({
@@ -13,6 +16,14 @@ const http = (name: string, over: Record<string, unknown> = {}) => ({
   everyMs: 30_000,
   ...over,
 });
+
+type Kit = Awaited<ReturnType<typeof hostServer>>;
+
+/** The server holds the host's poll as waiting, and nothing was answered to it. */
+async function waits(kit: Kit, host: string, poll: Promise<unknown>): Promise<void> {
+  await within(2_000, `a poll of ${host} waits`, () => kit.server.hosts.pollWaiting(host));
+  assert.equal(await settled(poll), false, 'nothing answered yet');
+}
 
 /** Whether a promise settled within a few turns of the event loop. */
 async function settled(p: Promise<unknown>): Promise<boolean> {
@@ -100,16 +111,16 @@ test('a poll with the current assignment waits until a check of its host changes
 
   // Nothing changes: answered with the same assignment after POLL_WAIT_MS.
   let waiting = kit.poll(token, { assignment: first.assignment });
-  assert.equal(await settled(waiting), false, 'it waits');
+  await waits(kit, 'web-1', waiting);
   await kit.clock.advance(POLL_WAIT_MS - 1);
-  assert.equal(await settled(waiting), false);
+  await waits(kit, 'web-1', waiting);
   await kit.clock.advance(1);
   assert.equal((await waiting).body.assignment, first.assignment);
 
   // A check of another host does not wake it; one added with from = web-1 does.
   waiting = kit.poll(token, { assignment: first.assignment });
   await kit.inject('POST', '/api/v1/checks', http('other', { from: 'web-2' }));
-  assert.equal(await settled(waiting), false, 'not for another host');
+  await waits(kit, 'web-1', waiting);
   const id = (await kit.inject('POST', '/api/v1/checks', http('home', { from: 'web-1' }))).body.id;
   const woken = (await waiting).body as PollAnswer;
   assert.notEqual(woken.assignment, first.assignment);
@@ -123,7 +134,8 @@ test('a poll with the current assignment waits until a check of its host changes
   const twoAnswer = (await kit.poll(two)).body as PollAnswer;
   const oneWaits = kit.poll(token, { assignment: woken.assignment });
   const twoWaits = kit.poll(two, { assignment: twoAnswer.assignment });
-  assert.equal(await settled(oneWaits), false);
+  await waits(kit, 'web-1', oneWaits);
+  await waits(kit, 'web-2', twoWaits);
   const moved = await kit.inject('PUT', `/api/v1/checks/${id}`, http('home', { from: 'web-2' }));
   assert.equal(moved.status, 200);
   assert.deepEqual((await oneWaits).body.checks, []);
@@ -150,11 +162,12 @@ test('one waiting poll per host: a second answers the first; a stopping server a
   const tag = (await kit.poll(token)).body.assignment as string;
   const otherTag = (await kit.poll(other)).body.assignment as string;
   const firstWait = kit.poll(token, { assignment: tag });
-  assert.equal(await settled(firstWait), false);
+  await waits(kit, 'web-1', firstWait);
   const secondWait = kit.poll(token, { assignment: tag });
   assert.equal((await firstWait).body.assignment, tag, 'the first is answered as it stands');
   const otherWait = kit.poll(other, { assignment: otherTag });
-  assert.equal(await settled(secondWait), false);
+  await waits(kit, 'web-1', secondWait);
+  await waits(kit, 'web-2', otherWait);
   // The fake clock never reaches the deadline: only the stop can answer them.
   await kit.server.close();
   assert.equal((await secondWait).status, 200);
@@ -255,9 +268,50 @@ test('env holds the values of the references a check uses: any for mon.toml chec
 
   // mon.toml no longer lists API_TOKEN: the waiting poll wakes, and the API check gets no value.
   const waiting = kit.poll(token, { assignment: answer.assignment });
-  assert.equal(await settled(waiting), false);
+  await waits(kit, 'web-1', waiting);
   config.reload({ checkSettings: { apiEnv: [] } });
   const after = (await waiting).body as PollAnswer;
   assert.deepEqual(envOf(after, 'api'), {});
   assert.deepEqual(envOf(after, 'file'), { FILE_HOST: 'internal.example.com', FILE_TOKEN: 'f-secret' });
+});
+
+test('an agent that hangs up on its waiting poll stops waiting', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const tag = (await kit.poll(token)).body.assignment as string;
+  await kit.server.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = kit.server.app.server.address() as AddressInfo;
+  const req = httpRequest({
+    host: '127.0.0.1',
+    port,
+    path: `/agent/v1/poll?assignment=${tag}&version=0.1.0&protocol=1&capabilities=ping,headers`,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  req.on('error', () => {});
+  req.end();
+  await within(2_000, 'the poll waits', () => kit.server.hosts.pollWaiting('web-1'));
+  req.destroy();
+  await within(2_000, 'the poll stopped waiting', () => !kit.server.hosts.pollWaiting('web-1'));
+});
+
+test('a waiting poll whose host was given a new token is answered 401, not with its checks', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const old = await kit.addHost('web-1');
+  const answer = (await kit.poll(old)).body as PollAnswer;
+  const waiting = kit.poll(old, { assignment: answer.assignment });
+  await waits(kit, 'web-1', waiting);
+  const renewed = await kit.addHost('web-1');
+  await kit.clock.advance(POLL_WAIT_MS);
+  const res = await waiting;
+  assert.equal(res.status, 401);
+  assert.equal(res.body.detail, 'the host token is not valid');
+
+  // Woken by a change, the same.
+  const next = kit.poll(renewed, { assignment: answer.assignment });
+  await waits(kit, 'web-1', next);
+  await kit.addHost('web-1');
+  await kit.inject('POST', '/api/v1/checks', http('home', { from: 'web-1' }));
+  assert.equal((await next).status, 401);
 });

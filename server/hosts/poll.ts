@@ -4,7 +4,7 @@ import { POLL_WAIT_MS, type PollAnswer } from '../../protocol/agent.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { agentHost, hostLimiter } from './agent-auth.ts';
+import { agentHost, hostLimiter, tokenHolds, tokenNotValid } from './agent-auth.ts';
 import type { AgentInfo, Assignments } from './assignment.ts';
 import { fieldProblem } from './decode.ts';
 
@@ -21,15 +21,20 @@ const POLLS_PER_SECOND = 0.5;
 
 type Waiter = {
   host: string;
+  /** The token the poll came with: a poll whose token was replaced meanwhile is answered 401. */
+  tokenHash: string;
   agent: AgentInfo;
   tag: string;
   deadline: number;
-  answer: (a: PollAnswer) => void;
+  resolve: (a: PollAnswer) => void;
+  reject: (error: unknown) => void;
 };
 
 export type Polls = {
   /** Answers every waiting poll now, and later polls at once (the server is stopping). */
   close(): void;
+  /** Whether a poll of `host` is waiting. */
+  waiting(host: string): boolean;
 };
 
 /**
@@ -37,7 +42,7 @@ export type Polls = {
  * poll whose `assignment` is the current one waits until it changes (a check added, changed, moved or
  * removed, mon.toml reloaded) or `POLL_WAIT_MS` passes. One waiting poll per host (a second answers
  * the first); one clock timer for all of them, since every poll waits the same time and the first
- * to wait is the first due.
+ * to wait is the first due. A poll whose token was replaced while it waited is answered 401.
  */
 export function registerPoll(
   app: FastifyInstance,
@@ -63,9 +68,11 @@ export function registerPoll(
     return answer;
   }
 
-  function release(w: Waiter): void {
+  /** Answers a waiting poll: with `answer`, or the assignment as of now; 401 if its token was replaced. */
+  function release(w: Waiter, answer?: PollAnswer): void {
     if (waiting.get(w.host) === w) waiting.delete(w.host);
-    w.answer(current(w.host, w.agent));
+    if (!tokenHolds(deps, w.host, w.tokenHash)) w.reject(tokenNotValid());
+    else w.resolve(answer ?? current(w.host, w.agent));
   }
 
   function arm(): void {
@@ -91,9 +98,7 @@ export function registerPoll(
     for (const w of [...waiting.values()]) {
       if (hosts !== null && !hosts.has(w.host)) continue;
       const answer = current(w.host, w.agent);
-      if (answer.assignment === w.tag) continue;
-      waiting.delete(w.host);
-      w.answer(answer);
+      if (answer.assignment !== w.tag) release(w, answer);
     }
     if (waiting.size === 0) arm();
   }
@@ -103,7 +108,7 @@ export function registerPoll(
   deps.config.onChange(() => wake(null));
 
   app.get('/agent/v1/poll', async (request, reply) => {
-    const host = agentHost(deps, request);
+    const { host, tokenHash } = agentHost(deps, request);
     limit(host, 'polls');
     const parsed = pollQuerySchema.safeParse(request.query);
     if (!parsed.success) throw fieldProblem(parsed.error, []);
@@ -114,20 +119,24 @@ export function registerPoll(
     };
     const answer = current(host, agent);
     if (closed || answer.assignment !== query.assignment) return answer;
-    return new Promise<PollAnswer>((resolve) => {
+    return new Promise<PollAnswer>((resolve, reject) => {
       const before = waiting.get(host);
       if (before) release(before);
       const w: Waiter = {
         host,
+        tokenHash,
         agent,
         tag: answer.assignment,
         deadline: clock.now() + POLL_WAIT_MS,
-        answer: resolve,
+        resolve,
+        reject,
       };
       waiting.set(host, w);
-      // An agent that hangs up stops waiting (its answer goes nowhere).
+      // An agent that hangs up stops waiting; nobody would read its answer.
       reply.raw.once('close', () => {
-        if (waiting.get(host) === w) release(w);
+        if (waiting.get(host) !== w) return;
+        waiting.delete(host);
+        if (waiting.size === 0) arm();
       });
       if (timer === null) arm();
     });
@@ -139,6 +148,7 @@ export function registerPoll(
       for (const w of [...waiting.values()]) release(w);
       arm();
     },
+    waiting: (host) => waiting.has(host),
   };
   // Waiting polls would hold the server's close for up to POLL_WAIT_MS: they are answered first.
   app.addHook('preClose', async () => polls.close());

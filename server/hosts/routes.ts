@@ -1,6 +1,101 @@
 import type { FastifyInstance } from 'fastify';
+import {
+  type AddedHost,
+  addHostSchema,
+  dismissSchema,
+  type HostRead,
+  type HostsList,
+  hostAlertsSchema,
+  type ItemSeries,
+  monitorSchema,
+} from '../../protocol/hosts.ts';
+import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
+import { publicBase } from '../checks/routes.ts';
 import type { Deps } from '../deps.ts';
+import { logSecurity } from '../http/security-log.ts';
+import { notFound } from '../problem.ts';
+import { dismissItems, monitorHost } from './discovered.ts';
+import { installCommands } from './install.ts';
+import { hadItem } from './item-reads.ts';
+import { addHost, setHostAlerts } from './manage.ts';
+import { readHost, readHostsList } from './read.ts';
+import { readItemSeries } from './rollups.ts';
+import { knownHosts } from './store.ts';
+
+type NameParams = { Params: { name: string } };
+type Query = { Querystring: Record<string, string | undefined> };
 
 /** The host routes of the JSON API: hosts, their alerts, container and unit series, discovered items. */
-export function registerHostRoutes(_app: FastifyInstance, _deps: Deps, _engine: CheckEngine): void {}
+export function registerHostRoutes(app: FastifyInstance, deps: Deps, engine: CheckEngine): void {
+  app.post('/api/v1/hosts', async (request, reply) => {
+    const { name } = addHostSchema.parse(request.body);
+    const { token, replaced } = await addHost(deps, name);
+    // The event names the host, never the token.
+    logSecurity(deps, request, 'host.token.created', { host: name, replaced });
+    const serverUrl = publicBase(deps, request);
+    const answer: AddedHost = {
+      name,
+      token,
+      agentUrl: `${serverUrl}/agent/v1/agent.mjs`,
+      install: installCommands({ serverUrl, token, hostName: name }),
+      replaced,
+    };
+    return reply.code(replaced ? 200 : 201).send(answer);
+  });
+
+  app.get(
+    '/api/v1/hosts',
+    async (): Promise<HostsList> => readHostsList(deps.store.read, deps.config.current(), deps.clock.now()),
+  );
+
+  app.get<NameParams & Query>('/api/v1/hosts/:name', async (request): Promise<HostRead> => {
+    const span = parseRange(request.query, deps.clock.now());
+    const host = readHost(engine, request.params.name, span);
+    if (!host) throw notFound(`no host ${request.params.name}`);
+    return host;
+  });
+
+  app.put<NameParams>('/api/v1/hosts/:name/alerts', async (request, reply) => {
+    const alerts = hostAlertsSchema.parse(request.body);
+    await setHostAlerts(deps, request.params.name, alerts);
+    return reply.code(204).send();
+  });
+
+  const itemSeries = (
+    host: string,
+    kind: 'container' | 'unit',
+    name: string,
+    query: Query['Querystring'],
+  ) => {
+    const now = deps.clock.now();
+    const span = parseRange(query, now);
+    const db = deps.store.read;
+    if (!knownHosts(db, deps.config.current()).has(host)) throw notFound(`no host ${host}`);
+    if (!hadItem(db, host, kind, name)) throw notFound(`the host ${host} has no ${kind} ${name}`);
+    return readItemSeries(db, host, kind, name, span.from, span.to, now);
+  };
+
+  app.get<{ Params: { name: string; container: string } } & Query>(
+    '/api/v1/hosts/:name/containers/:container',
+    async (request): Promise<ItemSeries> =>
+      itemSeries(request.params.name, 'container', request.params.container, request.query),
+  );
+
+  app.get<{ Params: { name: string; unit: string } } & Query>(
+    '/api/v1/hosts/:name/units/:unit',
+    async (request): Promise<ItemSeries> =>
+      itemSeries(request.params.name, 'unit', request.params.unit, request.query),
+  );
+
+  app.post('/api/v1/discovered/dismiss', async (request, reply) => {
+    await dismissItems(deps, dismissSchema.parse(request.body).ids);
+    return reply.code(204).send();
+  });
+
+  app.post('/api/v1/discovered/monitor', async (request, reply) => {
+    const body = monitorSchema.parse(request.body);
+    const answer = await monitorHost(engine, { ...body, check: body.check ?? null });
+    return reply.code(201).send(answer);
+  });
+}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
 import { hostServer, T0 } from './testkit.ts';
 
 const http = (name: string, from: string | null) => ({
@@ -56,4 +57,93 @@ test("an agent's runs of its checks are recorded; runs of another host's checks 
     latest.map((r) => r.ts),
     [T0 + 1000, T0 + 2000],
   );
+});
+
+test('one failed run sent twice at once is recorded once: the writer job judges each run', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  await kit.send(token, [run(home, T0 + 1000, 'up')]);
+  const answers = await Promise.all([
+    kit.send(token, [run(home, T0 + 2000, 'down')]),
+    kit.send(token, [run(home, T0 + 2000, 'down')]),
+  ]);
+  assert.deepEqual(
+    answers.map((a) => a.body).sort((a, b) => b.stored - a.stored),
+    [
+      { stored: 1, skipped: 0 },
+      { stored: 0, skipped: 1 },
+    ],
+  );
+  assert.equal(kit.count('SELECT count(*) AS n FROM check_runs WHERE check_id = ?', home), 2);
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'up', 'one failure is not down');
+});
+
+test('runs kept from before a silence cannot take the check back in time; later ones count', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  await kit.send(token, [run(home, T0, 'up')]);
+  await kit.clock.advance(AGENT_SILENT_AFTER_MS);
+  await kit.engine.flush();
+  const silentAt = T0 + AGENT_SILENT_AFTER_MS;
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'unknown');
+
+  // The network, not the agent, was down: it kept runs from before and during the silence.
+  await kit.clock.advance(30_000);
+  const res = await kit.send(token, [
+    run(home, silentAt - 20_000, 'down'),
+    run(home, silentAt - 10_000, 'down'),
+    run(home, silentAt + 10_000, 'up'),
+  ]);
+  assert.deepEqual(res.body, { stored: 1, skipped: 2 });
+  const rows = kit.db.prepare('SELECT ts FROM check_runs WHERE check_id = ? ORDER BY ts').all(home);
+  assert.deepEqual(
+    rows.map((r) => r.ts),
+    [T0, silentAt + 10_000],
+  );
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'up');
+});
+
+test("runs dated before a check's definition changed are of the old one and are left out", async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  await kit.send(token, [run(home, T0, 'up')]);
+  await kit.clock.advance(60_000);
+  const changedAt = kit.clock.now();
+  const moved = await kit.inject('PUT', `/api/v1/checks/${home}`, {
+    ...http('home', 'web-1'),
+    target: 'https://new.example.com/',
+  });
+  assert.equal(moved.status, 200);
+  await kit.clock.advance(30_000);
+  const res = await kit.send(token, [
+    run(home, changedAt - 30_000, 'down'),
+    run(home, changedAt - 15_000, 'down'),
+    run(home, changedAt + 15_000, 'up'),
+  ]);
+  assert.deepEqual(res.body, { stored: 1, skipped: 2 });
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'up', 'the old target’s failures do not count');
+  assert.equal(kit.engine.get(home)!.rec.lastRunAt, changedAt + 15_000);
+});
+
+test("a host's runs are stored in its batch's writer job, not queued one by one in front of heartbeat pings", async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  let queued = 0;
+  const recordRun = kit.engine.recordRun.bind(kit.engine);
+  kit.engine.recordRun = (...args) => {
+    queued++;
+    return recordRun(...args);
+  };
+  const frames = Array.from({ length: 500 }, (_, i) => run(home, T0 + i * 1000, 'up'));
+  assert.deepEqual((await kit.send(token, frames)).body, { stored: 500, skipped: 0 });
+  assert.equal(queued, 0, "nothing went through the engine's queue");
+  assert.equal(kit.count('SELECT count(*) AS n FROM check_runs WHERE check_id = ?', home), 500);
 });

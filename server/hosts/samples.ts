@@ -6,15 +6,9 @@ import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
 import { recordImageChange } from './agent-deploys.ts';
 import { alertsInForce, applyHostAlerts } from './alerting.ts';
-import { applyItems, insertHostEvents } from './items.ts';
+import { addItemSamples, applyItems, insertHostEvents } from './items.ts';
 import type { Membership } from './membership.ts';
 import { addHostSample, hostMetricsOf } from './rollups.ts';
-
-/**
- * A sample dated this far ahead of the server's clock is left out: its host's clock is wrong, and
- * a sample from the future would make every later one look like one sent twice.
- */
-export const MAX_AHEAD_MS = 5 * 60_000;
 
 /** What one writer job shares across the frames it applies. */
 export type JobContext = {
@@ -26,45 +20,32 @@ export type JobContext = {
   events: DomainEvent[];
 };
 
-/** Thresholds in force: the host's `[[host]]` table, else those set through the API, else the defaults. */
 const latestRow = mapper({ ts: nullable(int) });
 
 /**
- * Applies a host's samples oldest first: metrics to the rollups, containers and units to
- * `host_items` with their events and deploys, then host alerts on each. A sample not newer than
- * the newest stored one was stored already (the agent sent a batch again after an answer it did not
- * get) and is skipped, as is one from the future. `hosts.latest` becomes the newest sample.
- * Returns the number of samples skipped.
+ * Applies a host's samples oldest first, each at its own time: metrics to the host rollups,
+ * containers' and units' CPU and memory to theirs. A sample newer than the host's `latest` also moves
+ * what is "now": containers and units in `host_items` with their events and deploys, host alerts, and
+ * `latest` itself, which only moves forward; an older one (the agent's clock went back, or frames of
+ * an outage arrived after newer ones) adds to the charts alone.
  */
-export function applySamples(
-  ctx: JobContext,
-  host: string,
-  samples: SampleFrame[],
-  receivedAt: number,
-): number {
-  if (samples.length === 0) return 0;
+export function applySamples(ctx: JobContext, host: string, samples: SampleFrame[]): void {
+  if (samples.length === 0) return;
   const { db } = ctx.tx;
-  let newest = one(
-    db,
-    "SELECT json_extract(latest, '$.ts') AS ts FROM hosts WHERE name = ?",
-    latestRow,
-    host,
-  )?.ts;
+  let newest =
+    one(db, "SELECT json_extract(latest, '$.ts') AS ts FROM hosts WHERE name = ?", latestRow, host)?.ts ??
+    Number.NEGATIVE_INFINITY;
   let latest: SampleFrame | null = null;
-  let skipped = 0;
   const { alerts } = alertsInForce(db, ctx.config, host);
   for (const sample of [...samples].sort((a, b) => a.ts - b.ts)) {
-    if (
-      (newest !== null && newest !== undefined && sample.ts <= newest) ||
-      sample.ts > receivedAt + MAX_AHEAD_MS
-    ) {
-      skipped++;
+    const metrics = hostMetricsOf(sample, alerts.ignoreMounts);
+    addHostSample(db, host, sample.ts, metrics);
+    if (sample.ts <= newest) {
+      addItemSamples(db, host, sample);
       continue;
     }
     newest = sample.ts;
     latest = sample;
-    const metrics = hostMetricsOf(sample, alerts.ignoreMounts);
-    addHostSample(db, host, sample.ts, metrics);
     const membership = ctx.membership();
     const items = applyItems(db, host, sample.ts, sample.containers, sample.units, membership);
     insertHostEvents(db, host, sample.ts, items.events);
@@ -82,5 +63,4 @@ export function applySamples(
     );
   }
   if (latest) statement(db, 'UPDATE hosts SET latest = ? WHERE name = ?').run(JSON.stringify(latest), host);
-  return skipped;
 }

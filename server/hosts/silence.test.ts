@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
 import { FakeClock } from '../clock.ts';
 import type { HostAlert } from '../events.ts';
+import { memoryLog, within } from '../testing.ts';
 import { hostServer, sample, T0 } from './testkit.ts';
 
 const http = (name: string, from: string) => ({
@@ -137,4 +140,94 @@ test('after a restart silence counts from the start, not from the last frame: no
     'no frame for 61 min',
   );
   assert.equal(await connected(kit), 1);
+});
+
+test('a silence and the unknowns of its checks commit in one writer job', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  await kit.send(token, [sample(T0), run(home, T0)]);
+  const seen: { type: string; tx: unknown }[] = [];
+  kit.server.deps.events.subscribe((_db, events, _now, tx) => {
+    for (const e of events) seen.push({ type: e.type, tx });
+  });
+  await kit.clock.advance(AGENT_SILENT_AFTER_MS);
+  const alert = seen.find((s) => s.type === 'host.alert');
+  const transition = seen.find((s) => s.type === 'check.transition');
+  assert.ok(alert && transition);
+  assert.equal(transition.tx, alert.tx, 'the same transaction');
+  assert.equal(
+    (kit.db.prepare('SELECT status FROM checks WHERE id = ?').get(home) as { status: string }).status,
+    'unknown',
+  );
+});
+
+test('after a restart, checks of a host already silent are unknown even if the silence was all that was stored', async (t) => {
+  const first = await hostServer();
+  const token = await first.addHost('web-1');
+  const home = (await first.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  await first.send(token, [sample(T0), run(home, T0)]);
+  await first.server.close();
+  // As if the server stopped between the silence and its checks' unknowns.
+  const db = new DatabaseSync(join(first.server.dataDir, 'mon.db'));
+  db.prepare('UPDATE hosts SET silent_since = ?').run(T0 + AGENT_SILENT_AFTER_MS);
+  db.close();
+
+  const kit = await hostServer({ dataDir: first.server.dataDir, clock: new FakeClock(T0 + 120_000) });
+  t.after(() => kit.server.dispose());
+  await kit.engine.flush();
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'unknown');
+  assert.equal(kit.engine.get(home)!.rec.lastDetail, 'the agent on web-1 is silent');
+});
+
+test('a check created for a host whose agent never connected, or moved to a silent one, says why it is unknown', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const one = await kit.addHost('web-1');
+  await kit.addHost('web-2');
+  const home = (await kit.inject('POST', '/api/v1/checks', http('home', 'web-1'))).body.id as string;
+  const away = (await kit.inject('POST', '/api/v1/checks', http('away', 'web-2'))).body.id as string;
+  await kit.engine.flush();
+  assert.equal(kit.engine.get(away)!.rec.lastDetail, 'the agent on web-2 has not connected yet');
+  assert.equal(kit.engine.get(home)!.rec.lastDetail, 'the agent on web-1 has not connected yet');
+
+  await kit.send(one, [sample(T0), run(home, T0)]);
+  assert.equal(kit.engine.get(home)!.rec.state.status, 'up');
+  await kit.clock.advance(AGENT_SILENT_AFTER_MS);
+  // web-1 is silent; a check that ran elsewhere and moves to it keeps no state nobody updates.
+  await kit.addHost('web-3');
+  const elsewhere = (await kit.inject('POST', '/api/v1/checks', http('elsewhere', 'web-3'))).body
+    .id as string;
+  await kit.engine.flush();
+  await kit.engine.recordRun(elsewhere, { status: 'up', latencyMs: 5, detail: '200 OK' }, kit.clock.now());
+  assert.equal(kit.engine.get(elsewhere)!.rec.state.status, 'up');
+  await kit.clock.advance(1_000);
+  assert.equal(
+    (await kit.inject('PUT', `/api/v1/checks/${elsewhere}`, http('elsewhere', 'web-1'))).status,
+    200,
+  );
+  await kit.engine.flush();
+  assert.equal(kit.engine.get(elsewhere)!.rec.state.status, 'unknown');
+  assert.equal(kit.engine.get(elsewhere)!.rec.lastDetail, 'the agent on web-1 is silent');
+});
+
+test('a silence storage could not take is stored when tried again', async (t) => {
+  const memory = memoryLog();
+  const kit = await hostServer({ log: memory.log, store: { maxWaitMs: 200 } });
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  await kit.send(token, [sample(T0)]);
+  const other = new DatabaseSync(join(kit.server.dataDir, 'mon.db'));
+  t.after(() => other.close());
+  other.exec('BEGIN IMMEDIATE');
+  await kit.clock.advance(AGENT_SILENT_AFTER_MS);
+  await within(3_000, 'the silence job fails', () =>
+    memory.lines().some((l) => l.message === 'agent silence not stored; trying again'),
+  );
+  other.exec('ROLLBACK');
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE silent_since IS NOT NULL'), 0);
+  await kit.clock.advance(5_000);
+  await kit.server.deps.store.writer.flush();
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE silent_since IS NOT NULL'), 1);
 });

@@ -1,5 +1,6 @@
 import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
 import type { CheckEngine } from '../checks/engine.ts';
+import type { CheckResult } from '../checks/record.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import type { HostAlert } from '../events.ts';
@@ -24,6 +25,8 @@ export function agentAlert(host: string, state: HostAlert['state'], ts: number, 
   };
 }
 
+const silentDetail = (host: string) => `the agent on ${host} is silent`;
+
 /** "60 s", "5 min", "3 h", "2 days": how long a host was without a frame. */
 export function spanText(ms: number): string {
   if (ms < 120_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
@@ -45,7 +48,8 @@ export type SilenceWatch = {
 /**
  * Agent silence (SPEC Check behavior 6): a host whose last frame is older than
  * `AGENT_SILENT_AFTER_MS` goes silent in one writer job (`silent_since`, a `silent` host event, the
- * `agent:<host>` alert failing), and its checks turn unknown. One clock timer, for the host whose
+ * `agent:<host>` alert failing, its checks unknown). A check created for or moved to a silent host, or
+ * one whose agent never connected, is unknown too and says why. One clock timer, for the host whose
  * frame is oldest: hosts are kept in the order of their last frame, so the first is always next.
  * After a start the count begins at the later of the last frame and the start, so a server that was
  * down does not find every host silent at once. `mon_agents_connected` counts hosts with a frame
@@ -64,6 +68,8 @@ export function createSilenceWatch(options: {
   let startedAt = 0;
   let timer: TimerHandle | null = null;
   let running = false;
+  /** Silence jobs to try again (storage was busy). */
+  const retries = new Set<TimerHandle>();
 
   const deadline = (last: number) => Math.max(last, startedAt) + AGENT_SILENT_AFTER_MS;
 
@@ -119,11 +125,16 @@ export function createSilenceWatch(options: {
           silenced.push(host);
         }
         deps.events.dispatch(tx, events, now);
-        tx.afterCommit(() => {
-          for (const host of silenced) {
-            for (const id of checksOf(host)) engine.markUnknown(id, now, `the agent on ${host} is silent`);
-          }
-        });
+        // The checks turn unknown in the same job: a crash cannot keep the silence and lose them.
+        const unknowns: CheckResult[] = silenced.flatMap((host) =>
+          checksOf(host).map((checkId) => ({
+            type: 'unknown' as const,
+            checkId,
+            ts: now,
+            detail: silentDetail(host),
+          })),
+        );
+        if (unknowns.length > 0) engine.recordIn(tx, unknowns);
       })
       .catch((error: unknown) => {
         deps.log.warn('agent silence not stored; trying again', {
@@ -131,12 +142,34 @@ export function createSilenceWatch(options: {
           error: String(error),
         });
         const retry = clock.setTimeout(() => {
+          retries.delete(retry);
           if (running) silence(hosts, clock.now());
         }, RETRY_MS);
         retries.add(retry);
       });
   }
-  const retries = new Set<TimerHandle>();
+
+  /** Why nobody runs a host's checks now: its agent is silent or never connected; null when it runs them. */
+  function idleReason(host: string): string | null {
+    const row = one(
+      deps.store.read,
+      'SELECT last_seen, silent_since FROM hosts WHERE name = ?',
+      hostRow,
+      host,
+    );
+    if (row !== undefined && row.silentSince !== null) return silentDetail(host);
+    if (row === undefined || row.lastSeen === null) return `the agent on ${host} has not connected yet`;
+    return null;
+  }
+
+  // A check that comes to a host nobody runs it on (created for it, moved to it, or taken in at start)
+  // says why it is unknown, rather than keeping a state nobody updates.
+  engine.onCheckChange((before, after) => {
+    const host = after?.def.from ?? null;
+    if (!after || host === null || before?.def.from === host) return;
+    const reason = idleReason(host);
+    if (reason !== null) engine.markUnknown(after.rec.id, clock.now(), reason);
+  });
 
   return {
     start() {

@@ -76,8 +76,10 @@ export function putHostToken(db: DatabaseSync, name: string, tokenHash: string, 
   return existed;
 }
 
+export type ServiceHostLink = { service: string; host: string };
+
 /** Hosts linked to services through the API, as (service, host) pairs. */
-export function serviceHostLinks(db: DatabaseSync): { service: string; host: string }[] {
+export function serviceHostLinks(db: DatabaseSync): ServiceHostLink[] {
   return all(db, 'SELECT service, host FROM service_hosts ORDER BY service, host', linkRow);
 }
 const linkRow = mapper({ service: text, host: text });

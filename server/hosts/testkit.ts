@@ -23,6 +23,7 @@ export async function hostServer(
     store?: ServerOptions['store'];
     dataDir?: string;
     clock?: FakeClock;
+    hosts?: ServerOptions['hosts'];
   } = {},
 ) {
   const clock = options.clock ?? new FakeClock(T0);
@@ -54,13 +55,15 @@ export async function hostServer(
     return token;
   };
 
-  /** Sends frames as an agent does: JSON, gzip unless told otherwise. */
+  /** Sends frames as an agent does: JSON, gzip unless told otherwise; `batch` names the batch. */
   const send = async (
     token: string | null,
     frames: unknown[],
-    options: { gzip?: boolean; body?: Buffer; headers?: Record<string, string> } = {},
+    options: { gzip?: boolean; body?: Buffer; headers?: Record<string, string>; batch?: string } = {},
   ) => {
-    const json = Buffer.from(JSON.stringify({ frames }));
+    const json = Buffer.from(
+      JSON.stringify({ ...(options.batch !== undefined && { batch: options.batch }), frames }),
+    );
     const gzip = options.gzip ?? true;
     const res = await server.app.inject({
       method: 'POST',

@@ -59,6 +59,7 @@ test('CPU fails once every sample for 5 minutes was above the limit, naming valu
     failingSince: t0 + 5 * MINUTE,
     value: 97,
     detail: 'CPU above 90% for 5 minutes (97%)',
+    absent: 0,
   });
   assert.equal(feed('cpu', above(40)).transitions.length, 1, 'it fails once');
 });
@@ -126,6 +127,46 @@ test('recovery needs two samples in a row 5 points below the limit: a value hove
     [
       [0, 'failing', 'disk / 96% full (limit 90%)'],
       [4, 'recovered', 'disk / 83% full (limit 90%)'],
+    ],
+  );
+});
+
+test('a failing alert whose value is missing from two samples in a row recovers, saying what went', () => {
+  const swapping = feed('swap', above(21, 95), 80).state;
+  // swapoff -a: from now on the samples have no swap.
+  const one = feed('swap', [null], 80, swapping);
+  assert.deepEqual(one.transitions, [], 'one sample without the value is not enough');
+  assert.equal(one.state.absent, 1);
+  assert.equal(one.state.failingSince, swapping.failingSince);
+  const off = feed('swap', [null, null, null], 80, swapping);
+  assert.deepEqual(off.transitions, [{ at: 1, t: { to: 'recovered', detail: 'no swap any more' } }]);
+  assert.deepEqual(off.state, idleThreshold);
+  // A value between two missing ones starts the count again (and is judged as usual).
+  const flicker = feed('swap', [null, 95, null, 96, null], 80, swapping);
+  assert.deepEqual(flicker.transitions, []);
+  assert.equal(flicker.state.absent, 1);
+
+  const hot = feed('temperature', above(21, 95), 85).state;
+  assert.deepEqual(feed('temperature', [null, null], 85, hot).transitions[0]?.t, {
+    to: 'recovered',
+    detail: 'no temperature sensor answers',
+  });
+  const full = feed('disk', [96]).state;
+  assert.deepEqual(feed('disk', [null, null], 90, full).transitions[0]?.t, {
+    to: 'recovered',
+    detail: 'no filesystem left to watch',
+  });
+  assert.equal(
+    feed('cpu', [null, null], 90, feed('cpu', above(21)).state).transitions[0]?.t.detail,
+    'no CPU value any more',
+  );
+  // Swap on again and full: the 5 minutes start from its return.
+  const back = feed('swap', [null, null, ...above(21, 95)], 80, swapping);
+  assert.deepEqual(
+    back.transitions.map((x) => [x.at, x.t.to]),
+    [
+      [1, 'recovered'],
+      [22, 'failing'],
     ],
   );
 });

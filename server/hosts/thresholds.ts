@@ -9,6 +9,9 @@ import { MINUTE } from '../checks/rollups.ts';
  * Recovery has a margin, so a value hovering at the limit does not flap: a failing alert recovers
  * after two samples in a row below the limit by 5 points (by half the limit for limits under 10),
  * e.g. below 85% for a limit of 90%. A limit turned off recovers a failing alert at the next sample.
+ * A failing alert whose value is missing from two samples in a row recovers too: what it watched is
+ * gone (swap turned off, a sensor's driver unloaded, every filesystem ignored), and an alert nobody
+ * can measure would otherwise fail for ever.
  */
 
 export const THRESHOLD_METRICS = ['cpu', 'memory', 'swap', 'disk', 'temperature'] as const;
@@ -18,6 +21,8 @@ export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
 export const ABOVE_FOR_MS = 5 * MINUTE;
 /** Recovery waits for two samples in a row this many points below the limit. */
 export const RECOVERY_MARGIN = 5;
+/** A failing alert recovers once this many samples in a row came without its value. */
+export const ABSENT_SAMPLES = 2;
 
 export type ThresholdState = {
   /** The first sample of the current spell above the limit (for a disk: when it filled). */
@@ -28,6 +33,8 @@ export type ThresholdState = {
   value: number | null;
   /** While failing: what the alert said when it started failing. */
   detail: string | null;
+  /** While failing: the samples in a row that came without the value. */
+  absent: number;
 };
 
 export const idleThreshold: ThresholdState = {
@@ -35,6 +42,7 @@ export const idleThreshold: ThresholdState = {
   failingSince: null,
   value: null,
   detail: null,
+  absent: 0,
 };
 
 /** One sample's value of the metric; for a disk, the fullest filesystem's mount too. */
@@ -52,7 +60,7 @@ export type ThresholdTransition =
     }
   | {
       to: 'recovered';
-      /** "CPU at 61% (limit 90%)", "the CPU alert was turned off". */
+      /** "CPU at 61% (limit 90%)", "the CPU alert was turned off", "no swap any more". */
       detail: string;
     };
 
@@ -62,6 +70,15 @@ const label: Record<ThresholdMetric, string> = {
   swap: 'swap',
   disk: 'disk',
   temperature: 'temperature',
+};
+
+/** Why a failing alert recovers when its value stays missing. */
+const goneWords: Record<ThresholdMetric, string> = {
+  cpu: 'no CPU value any more',
+  memory: 'no memory value any more',
+  swap: 'no swap any more',
+  disk: 'no filesystem left to watch',
+  temperature: 'no temperature sensor answers',
 };
 
 /** A value as the alert names it: "97%", "91 °C". */
@@ -93,8 +110,15 @@ export function judgeThreshold(
     return { state: idleThreshold, transition };
   }
   const value = reading.value;
-  if (value === null) return { state, transition: null };
-  if (failing) return judgeRecovery(metric, state, reading, value, limit);
+  if (value === null) {
+    // Not failing: a missing value neither counts nor resets the wait. Failing: it counts towards
+    // recovering for want of anything to measure.
+    if (!failing) return { state, transition: null };
+    const absent = state.absent + 1;
+    if (absent < ABSENT_SAMPLES) return { state: { ...state, absent }, transition: null };
+    return { state: idleThreshold, transition: { to: 'recovered', detail: goneWords[metric] } };
+  }
+  if (failing) return judgeRecovery(metric, { ...state, absent: 0 }, reading, value, limit);
 
   const above = metric === 'disk' ? value >= limit : value > limit;
   if (!above) return { state: idleThreshold, transition: null };
@@ -110,7 +134,7 @@ export function judgeThreshold(
           summary: `${label[metric]} above ${shown(metric, limit)}`,
         };
   return {
-    state: { aboveSince, failingSince: ts, value, detail },
+    state: { aboveSince, failingSince: ts, value, detail, absent: 0 },
     transition: { to: 'failing', detail, summary, since: aboveSince },
   };
 }

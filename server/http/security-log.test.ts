@@ -83,6 +83,15 @@ test('security events are logged with who, where and what, and never a secret', 
       204,
     );
 
+    const host = await app.inject({
+      method: 'POST',
+      url: '/api/v1/hosts',
+      headers: admin,
+      payload: { name: 'web-1' },
+    });
+    assert.equal(host.statusCode, 201);
+    secrets.push((host.json() as { token: string }).token);
+
     const changed = await app.inject({
       method: 'PUT',
       url: `/api/v1/users/${vicId}`,
@@ -157,6 +166,10 @@ test('security events are logged with who, where and what, and never a secret', 
         ['vic@example.com', 'admin', 'admin@example.com'],
         ['vic@example.com', 'admin', 'admin@example.com'],
       ],
+    );
+    assert.deepEqual(
+      event('host.token.created').map((e) => [e.host, e.replaced, e.user]),
+      [['web-1', false, 'admin@example.com']],
     );
     assert.equal(event('user.changed')[0]?.passwordReset, true);
     assert.equal(event('user.changed')[0]?.previousRole, 'viewer');

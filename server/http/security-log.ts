@@ -21,6 +21,7 @@ const events = {
   'user.deleted': { level: 'info', message: 'account removed' },
   'token.created': { level: 'info', message: 'API token created' },
   'token.revoked': { level: 'info', message: 'API token revoked' },
+  'host.token.created': { level: 'info', message: 'host token made' },
 } as const satisfies Record<string, { level: 'info' | 'warn'; message: string }>;
 
 export type SecurityEvent = keyof typeof events;

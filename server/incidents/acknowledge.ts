@@ -22,7 +22,7 @@ export async function acknowledge(deps: Deps, ctx: IncidentContext, id: string, 
     if (incident.resolvedAt !== null) throw conflict('this incident is resolved');
     if (incident.acknowledgedAt !== null) return;
     setAcknowledged(db, id, now, by);
-    const job: IncidentJob = { db, tx, graph: ctx.graph(), changes: [] };
+    const job: IncidentJob = { db, tx, graph: ctx.graph(db), changes: [] };
     const acknowledged = { ...incident, acknowledgedAt: now, acknowledgedBy: by };
     record(job, acknowledged, 'acknowledged', now, null, {
       ...row(now, 'acknowledged', `acknowledged by ${by}`, null),

@@ -12,7 +12,7 @@ import { registerIncidents } from './routes.ts';
 export function createIncidents(deps: Deps, engine: CheckEngine) {
   const ctx: IncidentContext = {
     events: deps.events,
-    graph: () => graphOf(deps.config.current().services),
+    graph: (db) => graphOf(db, deps.config.current().services),
   };
   // Subscribed while the server is composed: no check result is written before it.
   deps.events.subscribe(incidentSubscriber(ctx));

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { serviceGraph } from './graph.ts';
+import { migrate } from '../store/db.ts';
+import { statement } from '../store/statements.ts';
+import { graphOf, serviceGraph } from './graph.ts';
 import { fileService as service } from './testkit.ts';
 
 test('dependencies and dependents are followed through other services, each once, cycles included', () => {
@@ -18,4 +21,25 @@ test('dependencies and dependents are followed through other services, each once
   assert.equal(graph.dependsDirectly('shop', 'db'), false);
   assert.deepEqual(graph.hostsOf('shop'), ['web1']);
   assert.deepEqual(graph.hostsOf('made-in-the-panel'), []);
+});
+
+test('hosts linked through the API join those of the file; the graph follows the stored links', () => {
+  const graph = serviceGraph(
+    [service('shop', [], ['web1'])],
+    [
+      { service: 'shop', host: 'web1' },
+      { service: 'shop', host: 'web2' },
+      { service: 'blog', host: 'web3' },
+    ],
+  );
+  assert.deepEqual(graph.hostsOf('shop'), ['web1', 'web2']);
+  assert.deepEqual(graph.hostsOf('blog'), ['web3']);
+
+  const db = new DatabaseSync(':memory:');
+  migrate(db);
+  const services = [service('shop', [], ['web1'])];
+  const before = graphOf(db, services);
+  assert.equal(graphOf(db, services), before, 'built once while nothing changed');
+  statement(db, 'INSERT INTO service_hosts (service, host) VALUES (?, ?)').run('shop', 'web2');
+  assert.deepEqual(graphOf(db, services).hostsOf('shop'), ['web1', 'web2']);
 });

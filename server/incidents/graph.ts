@@ -1,8 +1,11 @@
+import type { DatabaseSync } from 'node:sqlite';
 import type { FileService } from '../config/core.ts';
+import { type ServiceHostLink, serviceHostLinks } from '../hosts/store.ts';
 
 /**
  * How services relate, from `[[service]]` in mon.toml: what each depends on (`depends_on`) and which
- * hosts it runs on. Services made in the panel have neither. Built once per configuration.
+ * hosts it runs on, with the hosts linked to a service through the API (`POST /discovered/monitor`).
+ * Services made in the panel depend on nothing. Built once per configuration and set of links.
  */
 export type ServiceGraph = {
   /** The services `service` depends on, directly or through others (never itself). */
@@ -14,14 +17,22 @@ export type ServiceGraph = {
   hostsOf(service: string): string[];
 };
 
-export function serviceGraph(services: readonly FileService[]): ServiceGraph {
+export function serviceGraph(
+  services: readonly FileService[],
+  links: readonly ServiceHostLink[] = [],
+): ServiceGraph {
   const direct = new Map<string, readonly string[]>();
   const reverse = new Map<string, string[]>();
-  const hosts = new Map<string, readonly string[]>();
+  const hosts = new Map<string, string[]>();
   for (const s of services) {
     direct.set(s.name, s.dependsOn);
-    hosts.set(s.name, s.hosts);
+    hosts.set(s.name, [...s.hosts]);
     for (const d of s.dependsOn) reverse.set(d, [...(reverse.get(d) ?? []), s.name]);
+  }
+  for (const l of links) {
+    const list = hosts.get(l.service) ?? [];
+    if (!list.includes(l.host)) list.push(l.host);
+    hosts.set(l.service, list);
   }
   // A cycle in depends_on is allowed in the file: the walk visits each service once.
   const walk = (edges: Map<string, readonly string[]>, from: string): string[] => {
@@ -44,14 +55,18 @@ export function serviceGraph(services: readonly FileService[]): ServiceGraph {
   };
 }
 
-const graphs = new WeakMap<readonly FileService[], ServiceGraph>();
+const graphs = new WeakMap<readonly FileService[], { links: string; graph: ServiceGraph }>();
 
-/** The graph of a loaded configuration's services, built once per configuration. */
-export function graphOf(services: readonly FileService[]): ServiceGraph {
-  let graph = graphs.get(services);
-  if (!graph) {
-    graph = serviceGraph(services);
-    graphs.set(services, graph);
-  }
+/**
+ * The graph of a loaded configuration's services and of the links stored now (read on `db`: inside a
+ * writer job, its own connection), built again only when either changed.
+ */
+export function graphOf(db: DatabaseSync, services: readonly FileService[]): ServiceGraph {
+  const links = serviceHostLinks(db);
+  const key = links.map((l) => `${l.service}\0${l.host}`).join('\n');
+  const cached = graphs.get(services);
+  if (cached?.links === key) return cached.graph;
+  const graph = serviceGraph(services, links);
+  graphs.set(services, { links: key, graph });
   return graph;
 }

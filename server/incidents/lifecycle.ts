@@ -26,13 +26,13 @@ import {
 
 export type IncidentContext = {
   events: DomainEvents;
-  /** The service graph of the configuration loaded now. */
-  graph(): ServiceGraph;
+  /** The service graph of the configuration loaded now and of the links stored in `db`. */
+  graph(db: DatabaseSync): ServiceGraph;
 };
 
 export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
   return (db, events, now, tx) => {
-    const job: IncidentJob = { db, tx, graph: ctx.graph(), changes: [] };
+    const job: IncidentJob = { db, tx, graph: ctx.graph(db), changes: [] };
     for (const e of events) {
       switch (e.type) {
         case 'check.transition':

@@ -18,13 +18,23 @@ export function registerIncidents(
   engine: CheckEngine,
 ): void {
   app.get<{ Querystring: Query }>('/api/v1/incidents', async (request) =>
-    readIncidents(deps.store.read, ctx.graph(), parseRange(request.query, deps.clock.now(), '30d')),
+    readIncidents(
+      deps.store.read,
+      ctx.graph(deps.store.read),
+      parseRange(request.query, deps.clock.now(), '30d'),
+    ),
   );
 
   app.get<IdParams>('/api/v1/incidents/:id', async (request) => {
     const statusOf = (checkId: string) => engine.get(checkId)?.rec.state.status ?? null;
     const { id } = request.params;
-    const incident = readIncident(deps.store.read, ctx.graph(), statusOf, id, deps.clock.now());
+    const incident = readIncident(
+      deps.store.read,
+      ctx.graph(deps.store.read),
+      statusOf,
+      id,
+      deps.clock.now(),
+    );
     if (!incident) throw notFound(`no incident ${id}`);
     return incident;
   });

@@ -8,7 +8,7 @@ import type { AlertRecord, IncidentRecord } from './store.ts';
  */
 export function scopeOf(
   incident: Pick<IncidentRecord, 'service' | 'startedAt'>,
-  alerts: readonly Pick<AlertRecord, 'service' | 'host'>[],
+  alerts: readonly Pick<AlertRecord, 'key' | 'service' | 'host'>[],
   graph: ServiceGraph,
 ): CauseScope {
   const services = new Set<string>();
@@ -17,7 +17,12 @@ export function scopeOf(
   const hosts = new Set<string>();
   for (const a of alerts) if (a.host !== null) hosts.add(a.host);
   for (const s of services) for (const h of graph.hostsOf(s)) hosts.add(h);
-  return { start: incident.startedAt, services: [...services], hosts: [...hosts] };
+  return {
+    start: incident.startedAt,
+    services: [...services],
+    hosts: [...hosts],
+    alerts: alerts.map((a) => ({ key: a.key, host: a.host })),
+  };
 }
 
 /**

@@ -63,7 +63,7 @@ export function queueNotifications(db: DatabaseSync, tx: Tx, ctx: OutboxContext,
   let channels = allChannels(db, config);
   if (channels.length === 0 || !incident) return 0;
   const alerts = alertsOf(db, [incident.id]);
-  const graph = graphOf(config.services);
+  const graph = graphOf(db, config.services);
   const mute = muteOf(db, incident, alerts, graph, n.ts);
   if (n.change === 'reminder') {
     if (mute.muted) return 0;

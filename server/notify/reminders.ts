@@ -123,7 +123,7 @@ export function reminderOutdated(
   const incident = getIncident(db, id);
   if (!incident || incident.resolvedAt !== null) return 'resolved before it could be sent';
   if (incident.acknowledgedAt !== null) return 'acknowledged before it could be sent';
-  const mute = muteOf(db, incident, alertsOf(db, [id]), graphOf(config.services), now);
+  const mute = muteOf(db, incident, alertsOf(db, [id]), graphOf(db, config.services), now);
   if (!mute.muted) return null;
   return mute.by === 'maintenance'
     ? 'in maintenance before it could be sent'

@@ -340,7 +340,7 @@ test('the overview runs one query per kind of data, whatever the number of check
   assert.equal((await overview()).incidents.length, 20);
   assert.equal(many, few, 'as many statements for 31 checks and 20 incidents as for 1 and 1');
   assert.ok(
-    many <= 8,
-    `services, strips, medians, maintenance windows, incidents, alerts, deploys, changes: ${many}`,
+    many <= 9,
+    `services, strips, medians, maintenance windows, service links, incidents, alerts, deploys, changes: ${many}`,
   );
 });

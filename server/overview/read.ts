@@ -64,7 +64,7 @@ export function readOverview(engine: CheckEngine, span: { from: number; to: numb
         checks: entries.map(checkOf),
       };
     }),
-    incidents: openIncidentSummaries(db, graphOf(engine.deps.config.current().services)),
+    incidents: openIncidentSummaries(db, graphOf(db, engine.deps.config.current().services)),
     deploys: deploysBetween(db, span.from, span.to).reverse(),
     changes: changesBetween(db, span.from, span.to).reverse(),
   };

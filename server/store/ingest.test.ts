@@ -177,3 +177,26 @@ test('under steady load, items arriving one at a time share commits; an idle que
   assert.equal(stored().length, 201);
   await store.close();
 });
+
+test('with weights, a job takes items while their total stays within its limit, and always one', async () => {
+  const store = openStore(`${dir}/weights.db`, {});
+  const jobs: number[][] = [];
+  const queue = new IngestQueue<number>({
+    writer: store.writer,
+    windowMs: 0,
+    maxBatch: 4,
+    weigh: (v) => v,
+    maxWeight: 10,
+    apply: (_tx, items) => {
+      jobs.push(items);
+    },
+  });
+  await Promise.all([3, 3, 3, 3, 1, 1, 1, 1, 1, 25, 2].map((v) => queue.submit(v)));
+  assert.deepEqual(jobs.flat(), [3, 3, 3, 3, 1, 1, 1, 1, 1, 25, 2]);
+  for (const job of jobs) {
+    assert.ok(job.length <= 4, `at most maxBatch: ${job}`);
+    const total = job.reduce((a, b) => a + b, 0);
+    assert.ok(total <= 10 || job.length === 1, `within the weight, or alone: ${job}`);
+  }
+  await store.close();
+});

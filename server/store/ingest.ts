@@ -14,6 +14,13 @@ export type IngestOptions<Item> = {
   /** Items written in one job at most. */
   maxBatch?: number;
   /**
+   * What an item costs to write (rows it touches, say), and what one job may cost at most: a job then
+   * takes items while their total stays within `maxWeight` (always at least one). Without `weigh`,
+   * only `maxBatch` bounds a job.
+   */
+  weigh?: (item: Item) => number;
+  maxWeight?: number;
+  /**
    * Group commit: after a write, the next waits this long so that items arriving one at a time under
    * steady load share a transaction (one WAL sync) instead of each paying for their own. An idle queue
    * writes at once.
@@ -50,8 +57,8 @@ type Waiting<Item> = {
  *   the failing item is alone: one bad item costs only itself.
  */
 export class IngestQueue<Item> {
-  private readonly options: Required<Omit<IngestOptions<Item>, 'onQueueFull' | 'onDropped'>> &
-    Pick<IngestOptions<Item>, 'onQueueFull' | 'onDropped'>;
+  private readonly options: Required<Omit<IngestOptions<Item>, 'onQueueFull' | 'onDropped' | 'weigh'>> &
+    Pick<IngestOptions<Item>, 'onQueueFull' | 'onDropped' | 'weigh'>;
   private pending: Waiting<Item>[] = [];
   private acknowledged = 0;
   private inFlight: Promise<void> | null = null;
@@ -67,6 +74,7 @@ export class IngestQueue<Item> {
   constructor(options: IngestOptions<Item>) {
     this.options = {
       maxBatch: 5000,
+      maxWeight: Number.POSITIVE_INFINITY,
       windowMs: 20,
       maxAcknowledged: 10_000,
       maxKept: 100_000,
@@ -143,7 +151,7 @@ export class IngestQueue<Item> {
     const refused = new Map<number, unknown>();
     const job = this.options.writer.run((_db, tx) => {
       // Takes what waits when the job runs, not when it was queued: later arrivals share the commit.
-      const size = this.suspects > 0 ? this.splitSize : this.options.maxBatch;
+      const size = this.suspects > 0 ? this.splitSize : this.batchSize();
       taken = this.pending.splice(0, size);
       this.options.apply(
         tx,
@@ -169,6 +177,20 @@ export class IngestQueue<Item> {
         this.notifyIdle();
       },
     );
+  }
+
+  /** How many of the waiting items the next job takes: `maxBatch`, fewer when their weight says so. */
+  private batchSize(): number {
+    const { maxBatch, weigh, maxWeight } = this.options;
+    if (!weigh) return maxBatch;
+    let n = 0;
+    let total = 0;
+    for (const w of this.pending) {
+      total += weigh(w.item);
+      if (n >= maxBatch || (n > 0 && total > maxWeight)) break;
+      n++;
+    }
+    return n;
   }
 
   /**

@@ -53,7 +53,7 @@ export const windowBodySchema = z.strictObject(
   },
 );
 
-/** The names a window may take: services mon has, and hosts of `[[service]] hosts` or `[[host]]`. */
+/** The names a window may take: services mon has, and hosts mon knows (mon.toml's, added or linked). */
 export type KnownNames = { service(name: string): boolean; host(name: string): boolean };
 
 /**

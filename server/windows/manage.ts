@@ -5,6 +5,7 @@ import { newId } from '../checks/manage.ts';
 import type { FileService } from '../config/core.ts';
 import { serviceExists } from '../deploys/store.ts';
 import type { Deps } from '../deps.ts';
+import { knownHosts } from '../hosts/store.ts';
 import { notFound } from '../problem.ts';
 import { type KnownNames, windowRules } from './body.ts';
 import { windowOf } from './read.ts';
@@ -27,13 +28,11 @@ export function keysOf(where: Where, services: readonly FileService[]): LiveKey[
   return [liveKeys.overview, ...names.map((n) => liveKeys.service(n))];
 }
 
-/** Names a window may take: services in the database (so a removed one is refused), hosts of mon.toml. */
+/** Names a window may take: services in the database (so a removed one is refused), hosts mon knows. */
 function knownNames(db: DatabaseSync, deps: Deps): KnownNames {
-  const config = deps.config.current();
   return {
     service: (name) => serviceExists(db, name),
-    host: (name) =>
-      config.services.some((s) => s.hosts.includes(name)) || config.hosts.some((h) => h.name === name),
+    host: (name) => knownHosts(db, deps.config.current()).has(name),
   };
 }
 

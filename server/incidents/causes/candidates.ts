@@ -1,5 +1,6 @@
 import type { ChangeRow, DeployRow } from '../../../protocol/deploys.ts';
 import type { ServiceGraph } from '../graph.ts';
+import { hostSymptomsOf } from './host-events.ts';
 
 /**
  * What may have caused an incident: state changes before its start, as gathered from the store
@@ -80,10 +81,18 @@ export type Reach = {
   hosts: ReadonlyMap<string, string | null>;
   /** Each service the incident's services depend on (directly or through others), with the one that depends on it. */
   dependencies: ReadonlyMap<string, string>;
+  /** The host events the incident's own host alerts are about: symptoms, never causes. */
+  symptoms: readonly HostSymptom[];
 };
 
+/** What one of an incident's own host alerts records as host events: a metric's crossings, an agent's silences. */
+export type HostSymptom = { host: string; kind: 'threshold' | 'silent'; subject: string };
+
+/** An alert of an incident, as its key and host name it. */
+export type ScopeAlert = { key: string; host: string | null };
+
 export function reachOf(
-  scope: { services: readonly string[]; hosts: readonly string[] },
+  scope: { services: readonly string[]; hosts: readonly string[]; alerts?: readonly ScopeAlert[] },
   graph: ServiceGraph,
 ): Reach {
   const hosts = new Map<string, string | null>();
@@ -97,7 +106,7 @@ export function reachOf(
         dependencies.set(dependency, service);
     }
   }
-  return { services: scope.services, hosts, dependencies };
+  return { services: scope.services, hosts, dependencies, symptoms: hostSymptomsOf(scope.alerts ?? []) };
 }
 
 /** The service and host a candidate is bound to (either may be null). */

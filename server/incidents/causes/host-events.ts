@@ -1,14 +1,16 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Evidence } from '../../../protocol/incidents.ts';
 import { all, int, mapper, nullable, oneOf, text } from '../../store/rows.ts';
-import type { HostCandidate, HostEvent, Reach } from './candidates.ts';
+import type { HostCandidate, HostEvent, HostSymptom, Reach, ScopeAlert } from './candidates.ts';
 import { HOST_TIME } from './formula.ts';
 
 /**
  * Likely causes from what agents saw on the incident's hosts (`host_events`): container restarts and
  * OOM kills, systemd units failed or restarted, thresholds crossed, an agent gone silent. One query,
  * bounded by the hosts and by time; the events become one candidate per container, unit, metric or
- * agent, with each event as evidence.
+ * agent, with each event as evidence. What the incident's own host alerts are about is left out: a
+ * `web-1: CPU above 90%` incident is not caused by web-1's CPU crossing its limit, nor `web-1: agent
+ * silent` by that agent's silence (symptoms are never causes).
  */
 
 /** Events read at most: the newest, nearest the start (a container restarting every sample for hours). */
@@ -36,6 +38,22 @@ const groupOf: Record<HostEvent['kind'], HostCandidate['kind']> = {
   silent: 'agent',
 };
 
+/**
+ * The host events an incident's own alerts record: `host:<name>:<metric>` its metric's threshold
+ * crossings, `agent:<name>` its agent's silences. Container alerts record none (restarts and OOM kills
+ * are seen by the agent whatever the alert, and may explain it).
+ */
+export function hostSymptomsOf(alerts: readonly ScopeAlert[]): HostSymptom[] {
+  const symptoms: HostSymptom[] = [];
+  for (const { key, host } of alerts) {
+    if (host === null) continue;
+    if (key === `agent:${host}`) symptoms.push({ host, kind: 'silent', subject: 'agent' });
+    else if (key.startsWith(`host:${host}:`))
+      symptoms.push({ host, kind: 'threshold', subject: key.slice(`host:${host}:`.length) });
+  }
+  return symptoms;
+}
+
 export function hostCandidates(db: DatabaseSync, start: number, reach: Reach): HostCandidate[] {
   if (reach.hosts.size === 0) return [];
   const rows = all(
@@ -48,8 +66,11 @@ export function hostCandidates(db: DatabaseSync, start: number, reach: Reach): H
     start - HOST_TIME.window,
     start,
   );
+  const symptom = (r: (typeof rows)[number]) =>
+    reach.symptoms.some((s) => s.host === r.host && s.kind === r.kind && s.subject === r.subject);
   const byThing = new Map<string, HostCandidate>();
   for (const r of rows.reverse()) {
+    if (symptom(r)) continue;
     const kind = groupOf[r.kind];
     const key = `${kind}\0${r.host}\0${r.subject}`;
     let candidate = byThing.get(key);

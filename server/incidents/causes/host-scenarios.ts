@@ -4,7 +4,8 @@ import { fail, type Scenario, titles } from './scenario-world.ts';
 
 /**
  * Likely-cause scenarios of what agents saw on hosts (host_events), run with the others by
- * scenarios.test.ts: shop runs on web1; blog's web2 and api's app1 are not shop's hosts.
+ * scenarios.test.ts: shop runs on web1; blog's web2 and api's app1 are not shop's hosts. The last ones
+ * are incidents of a host's own (no service), opened by its alerts.
  */
 export const hostScenarios: Scenario[] = [
   {
@@ -148,5 +149,63 @@ export const hostScenarios: Scenario[] = [
       });
     },
     first: null,
+  },
+  {
+    name: "a host's CPU incident is not caused by its own CPU crossing: a container killed for memory on it is",
+    scope: { services: [], hosts: ['web1'], alerts: [{ key: 'host:web1:cpu', host: 'web1' }] },
+    async build(w) {
+      // The crossing the incident's alert recorded (from when CPU went over), and an earlier one.
+      w.hostEvent({
+        host: 'web1',
+        kind: 'threshold',
+        subject: 'cpu',
+        at: -5 * MINUTE,
+        detail: 'CPU above 90% for 5 minutes (98%)',
+      });
+      w.hostEvent({
+        host: 'web1',
+        kind: 'threshold',
+        subject: 'cpu',
+        at: -90 * MINUTE,
+        detail: 'CPU above 90% for 5 minutes (95%)',
+      });
+      w.hostEvent({
+        host: 'web1',
+        kind: 'oom',
+        subject: 'shop-web',
+        service: 'shop',
+        at: -20 * MINUTE,
+        detail: 'container killed: out of memory',
+      });
+      // Another host's CPU is no cause either: it is not the incident's host.
+      w.hostEvent({
+        host: 'web2',
+        kind: 'threshold',
+        subject: 'cpu',
+        at: -4 * MINUTE,
+        detail: 'CPU above 90% for 5 minutes (99%)',
+      });
+    },
+    first: 'shop-web on web1 killed for memory',
+    absent: [/CPU/],
+  },
+  {
+    name: "a host's agent silent is not caused by its own silence: its memory crossing before it is",
+    scope: { services: [], hosts: ['web1'], alerts: [{ key: 'agent:web1', host: 'web1' }] },
+    async build(w) {
+      w.hostEvent({ host: 'web1', kind: 'silent', subject: 'agent', at: 0, detail: 'no frame for 60 s' });
+      w.hostEvent({
+        host: 'web1',
+        kind: 'threshold',
+        subject: 'memory',
+        at: -8 * MINUTE,
+        detail: 'memory above 90% for 5 minutes (99%)',
+      });
+    },
+    first: 'web1: memory above 90% for 5 minutes (99%)',
+    absent: [/silent/],
+    more(causes) {
+      assert.deepEqual(titles(causes), ['web1: memory above 90% for 5 minutes (99%)']);
+    },
   },
 ];

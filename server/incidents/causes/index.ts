@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Cause } from '../../../protocol/incidents.ts';
 import type { ServiceGraph } from '../graph.ts';
-import { reachOf } from './candidates.ts';
+import { reachOf, type ScopeAlert } from './candidates.ts';
 import { gatherCandidates } from './gather.ts';
 import { rankCauses } from './score.ts';
 
@@ -12,6 +12,8 @@ export type CauseScope = {
   /** Its services (the root service first) and hosts. */
   services: string[];
   hosts: string[];
+  /** Its alerts: what its own host alerts are about is a symptom, never a cause. */
+  alerts: ScopeAlert[];
 };
 
 /**

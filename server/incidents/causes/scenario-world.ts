@@ -8,7 +8,7 @@ import { FakeClock } from '../../clock.ts';
 import { createTestServer, tempDir } from '../../testing.ts';
 import { serviceGraph } from '../graph.ts';
 import type { HostEvent } from './candidates.ts';
-import { likelyCauses } from './index.ts';
+import { type CauseScope, likelyCauses } from './index.ts';
 
 /**
  * The world of the likely-cause scenarios: a whole server on a fake clock, with the services below in
@@ -110,6 +110,8 @@ export type Scenario = {
   first: string | null;
   /** Titles that must not be among the causes. */
   absent?: RegExp[];
+  /** What the incident is about, when it is not shop's (its alerts a check of shop). */
+  scope?: Omit<CauseScope, 'start'>;
   more?(causes: Cause[], start: number): void;
 };
 
@@ -124,7 +126,10 @@ export async function scenarioWorld() {
   const idOf = (name: string) => engine.all().find((e) => e.rec.name === name)!.rec.id;
 
   /** Builds one incident's history, later than the one before (beyond its windows) on emptied tables, and ranks its causes. */
-  async function incident(build: (w: World) => Promise<void>): Promise<{ start: number; causes: Cause[] }> {
+  async function incident(
+    build: (w: World) => Promise<void>,
+    scope: Omit<CauseScope, 'start'> = { services: ['shop'], hosts: [], alerts: [] },
+  ): Promise<{ start: number; causes: Cause[] }> {
     await clock.advance(4 * HOUR);
     await writer.run((db) =>
       db.exec(
@@ -177,7 +182,7 @@ export async function scenarioWorld() {
     await writer.run((db) => {
       for (const insert of inserts) insert(db);
     });
-    return { start, causes: likelyCauses(read, { start, services: ['shop'], hosts: [] }, graph) };
+    return { start, causes: likelyCauses(read, { start, ...scope }, graph) };
   }
 
   return { incident, dispose: () => server.dispose() };

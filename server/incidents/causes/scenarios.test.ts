@@ -263,7 +263,7 @@ test('likely causes: the scenario suite, with top-1 precision', async (t) => {
   let hits = 0;
   const suite = [...scenarios, ...hostScenarios];
   for (const scenario of suite) {
-    const { start, causes } = await world.incident(scenario.build);
+    const { start, causes } = await world.incident(scenario.build, scenario.scope);
     const top = causes[0]?.title ?? null;
     if (scenario.first === null ? top === null : top?.startsWith(scenario.first)) hits++;
     await t.test(scenario.name, () => {

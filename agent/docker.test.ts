@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { containerSchema } from '../protocol/agent.ts';
 import { FakeClock } from '../server/clock.ts';
-import { type ContainerStatsResponse, memoryWithoutCache } from './docker/bodies.ts';
+import { type ContainerStatsResponse, inspectFieldsOf, memoryWithoutCache } from './docker/bodies.ts';
 import { createContainerReader, defaultDockerSocket } from './docker.ts';
+import { inspectBody } from './fixtures/docker-bodies.ts';
 import { type EngineDouble, startEngineDouble } from './fixtures/docker-engine.ts';
 
 const MiB = 2 ** 20;
@@ -375,4 +376,22 @@ test('the default socket is the host’s, through MON_HOST_ROOT, when it is ther
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('of an inspect, the reader keeps only the fields samples read', () => {
+  const container = engine.add({ name: 'web', health: 'unhealthy', restartCount: 2 });
+  const body = inspectBody(container);
+  assert.deepEqual(inspectFieldsOf(body), {
+    Image: container.imageId,
+    RestartCount: 2,
+    State: {
+      Status: 'running',
+      OOMKilled: false,
+      ExitCode: 0,
+      StartedAt: body.State.StartedAt,
+      FinishedAt: body.State.FinishedAt,
+      Health: { Status: 'unhealthy' },
+    },
+    Config: { Image: 'nginx:1.27' },
+  });
 });

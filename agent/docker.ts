@@ -10,6 +10,7 @@ import {
   engineTime,
   exitCodeOf,
   healthOf,
+  inspectFieldsOf,
   labelsOf,
   memoryWithoutCache,
   nameOf,
@@ -99,7 +100,7 @@ export function createContainerReader(options: {
     try {
       const { status, body } = await engine.get(`${prefix}/containers/${id}/json`);
       if (status === 404) return null; // removed since the list
-      const fresh = { key, at: ts, body: (body ?? {}) as ContainerInspectResponse };
+      const fresh = { key, at: ts, body: inspectFieldsOf((body ?? {}) as ContainerInspectResponse) };
       inspected.set(id, fresh);
       return fresh;
     } catch {

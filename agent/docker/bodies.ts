@@ -37,6 +37,28 @@ export type ContainerInspectResponse = {
   Config?: { Image?: string } | null;
 };
 
+/**
+ * The fields of an inspect that samples read, all of them (`ContainerInspectResponse`): what the reader
+ * keeps of each container between inspects, rather than the whole body (with its environment, mounts,
+ * networks and health log, often over 10 KB).
+ */
+export function inspectFieldsOf(body: ContainerInspectResponse): ContainerInspectResponse {
+  const { State: state, Config: config } = body;
+  return {
+    Image: body.Image,
+    RestartCount: body.RestartCount,
+    State: state && {
+      Status: state.Status,
+      OOMKilled: state.OOMKilled,
+      ExitCode: state.ExitCode,
+      StartedAt: state.StartedAt,
+      FinishedAt: state.FinishedAt,
+      Health: state.Health && { Status: state.Health.Status },
+    },
+    Config: config && { Image: config.Image },
+  };
+}
+
 export type ContainerStatsResponse = {
   read?: string;
   cpu_stats?: { cpu_usage?: { total_usage?: number } | null } | null;

@@ -103,15 +103,14 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     await within(15_000, 'samples with a CPU value stored', () => rollups().cpu >= 2);
     const connected = host();
     assert.ok(connected.agent?.includes('"agentVersion"'), 'the hello is stored');
-    const latest = JSON.parse(connected.latest ?? 'null') as { cpu: number; containers: unknown[] } | null;
-    assert.equal(latest?.cpu, 25, 'the fake host is 25% busy');
+    const latest = JSON.parse(connected.latest ?? 'null') as { containers: unknown[] } | null;
     assert.equal(latest?.containers.length, 3);
-    assert.equal(rollups().cpuMax, 25);
+    assert.equal(rollups().cpuMax, 25, 'the fake host is 25% busy');
     const items = (kind: string) =>
       scalar(read, 'SELECT count(*) AS n FROM host_items WHERE host = ? AND kind = ?', int, 'web-1', kind);
     assert.equal(items('container'), 3);
     assert.equal(items('unit'), 10);
-    await within(15_000, 'the check run by the agent', () => status() === 'up');
+    await within(20_000, 'the check run by the agent', () => status() === 'up');
     assert.ok(target.received.some((r) => r.path === '/health'));
     const detail = await server.app.inject({ method: 'GET', url: `/api/v1/checks/${checkId}/detail` });
     assert.equal((detail.json() as { check: CheckRow }).check.status, 'up');

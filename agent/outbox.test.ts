@@ -42,6 +42,7 @@ async function world() {
   const transport = createTransport({ server: new URL(receiver.url), token, ca: null, userAgent: 'test' });
   const outbox = createOutbox({ spool, transport, log, clock });
   return {
+    dir,
     clock,
     spool,
     outbox,
@@ -196,6 +197,80 @@ test('stopping writes what was gathered to the spool and sends nothing more', as
     await w.clock.advance(120_000);
     await quiet();
     assert.equal(receiver.received.length, 1);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('a batch the server keeps failing on with 500 is set aside after 5 tries over 2 minutes; the next goes on', async () => {
+  const w = await world();
+  try {
+    receiver.answer = (request) =>
+      textsOf(request)[0] === 'poison' ? { status: 500 } : { status: 200, body: { stored: 1, skipped: 0 } };
+    w.outbox.add(frame('poison'));
+    await w.outbox.flush();
+    w.outbox.add(frame('next'));
+    await w.outbox.flush();
+    let sent = 1;
+    await receiver.arrived(sent);
+    // 1 + 2 + 4 + 8 s later it had 5 tries: kept, since that is under 2 minutes.
+    for (const backoff of [1000, 2000, 4000, 8000]) {
+      await w.waiting();
+      await w.clock.advance(backoff);
+      await receiver.arrived(++sent);
+    }
+    await w.waiting();
+    assert.equal(receiver.received.length, 5);
+    assert.ok(
+      receiver.received.every((r) => textsOf(r)[0] === 'poison'),
+      'kept while under 2 minutes',
+    );
+    assert.equal(w.spool.size().files, 2);
+
+    // The 8th try, 123 s after the first: set aside, and the next batch goes at once.
+    for (const backoff of [16_000, 32_000, 60_000]) {
+      await w.waiting();
+      await w.clock.advance(backoff);
+      await receiver.arrived(++sent);
+    }
+    await receiver.arrived(sent + 1);
+    assert.deepEqual(receiver.received.flatMap(textsOf), [...Array(8).fill('poison'), 'next']);
+    await within(5000, 'the spool emptied', () => w.spool.size().files === 0);
+    assert.deepEqual(w.files(), ['rejected']);
+    const rejected = readdirSync(join(w.dir, 'spool', 'rejected'));
+    assert.equal(rejected.length, 1);
+    const log = w.logged.join('');
+    assert.ok(
+      log.includes(
+        `error the server answered 500 to the same batch 8 times: set aside in spool/rejected/${rejected[0]}; sending the next`,
+      ),
+      log,
+    );
+    assert.equal(log.match(/set aside/g)?.length, 1, 'logged once');
+  } finally {
+    await w.dispose();
+  }
+});
+
+test('a proxy answering 502 or 504 for ten minutes (the server is down) sets no batch aside', async () => {
+  const w = await world();
+  try {
+    receiver.answer = (_request, n) => ({ status: n % 2 === 0 ? 502 : 504 });
+    w.outbox.add(frame('a'));
+    await w.outbox.flush();
+    let sent = 1;
+    await receiver.arrived(sent);
+    for (let elapsed = 0; elapsed < 10 * 60_000; ) {
+      await w.waiting();
+      const backoff = Math.min(1000 * 2 ** (sent - 1), 60_000);
+      await w.clock.advance(backoff);
+      elapsed += backoff;
+      await receiver.arrived(++sent);
+    }
+    await w.waiting();
+    assert.ok(sent > 10);
+    assert.deepEqual(w.files().length, 1, 'still in the spool, nothing in rejected/');
+    assert.doesNotMatch(w.logged.join(''), /set aside/);
   } finally {
     await w.dispose();
   }

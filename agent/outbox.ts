@@ -9,7 +9,11 @@ import { encodeFrameJson, type FrameJson, frameJson, type SendResult, type Trans
  * once when they pass FLUSH_BYTES); a flush writes them to the spool as request bodies, and the sender
  * sends the spool's files one at a time, oldest first, deleting each after a 200. Failures keep the
  * files and wait: 1 s doubling to 60 s, or the server's Retry-After on 429 and 503. A batch the server
- * calls bad (400, 413, 422) is dropped, never sent again.
+ * calls bad (400, 413, 422) is dropped, never sent again. A batch the server keeps failing on with
+ * another status (a 500: something in it the server cannot store) is set aside in `spool/rejected/`
+ * after SET_ASIDE_TRIES such answers over at least SET_ASIDE_AFTER_MS, so that the batches behind it
+ * go on: one batch must not silence the host. 502 and 504 are a proxy's word that the server is down,
+ * and never set a batch aside (nor do no answer, 429, 503 or a refused token, which every batch gets).
  */
 export type Outbox = {
   add(frame: AgentFrame): void;
@@ -25,6 +29,12 @@ export type Outbox = {
 export const FLUSH_BYTES = 1024 * 1024;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
+/** A batch is set aside after this many failing answers of its own… */
+export const SET_ASIDE_TRIES = 5;
+/** …the first of them at least this long ago (with the backoff, about 8 tries). */
+export const SET_ASIDE_AFTER_MS = 2 * 60_000;
+/** Statuses of a proxy before a server that is down: the batch is not to blame. */
+const GATEWAY_STATUSES = new Set([502, 504]);
 
 export function createOutbox(deps: {
   spool: Spool;
@@ -43,6 +53,8 @@ export function createOutbox(deps: {
   let stopped = false;
   /** The kind of the last failure, so that a run of failures is logged once and the recovery once. */
   let failing: string | null = null;
+  /** The oldest file's failing answers that blame the batch: how many, since when. */
+  let blamed: { name: string; tries: number; since: number } | null = null;
 
   const flush = (): Promise<void> => {
     const frames = pending;
@@ -98,11 +110,37 @@ export function createOutbox(deps: {
         continue;
       }
       report(result);
+      if (result.kind === 'failed' && result.status !== undefined && !GATEWAY_STATUSES.has(result.status)) {
+        if (blamed?.name !== file.name) blamed = { name: file.name, tries: 0, since: clock.now() };
+        blamed.tries++;
+        if (blamed.tries >= SET_ASIDE_TRIES && clock.now() - blamed.since >= SET_ASIDE_AFTER_MS) {
+          await setAside(file.name, result.detail, blamed.tries);
+          continue;
+        }
+      }
       const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** failures, MAX_BACKOFF_MS);
       failures++;
       wait(result.kind === 'busy' && result.retryAfterMs !== null ? result.retryAfterMs : backoff);
       return;
     }
+  };
+
+  const setAside = async (name: string, detail: string, tries: number): Promise<void> => {
+    try {
+      await spool.setAside(name);
+      log.error(
+        `${detail} to the same batch ${tries} times: set aside in spool/rejected/${name}; sending the next`,
+      );
+    } catch (error) {
+      // Not movable: dropped rather than block the batches behind it.
+      await spool.remove(name);
+      log.error(
+        `${detail} to the same batch ${tries} times; cannot set it aside (${(error as Error).message}): dropped`,
+      );
+    }
+    blamed = null;
+    failing = null;
+    failures = 0;
   };
 
   const report = (result: Exclude<SendResult, { kind: 'stored' | 'bad' }>): void => {

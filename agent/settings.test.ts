@@ -112,7 +112,9 @@ test('the token goes over HTTPS, over plain HTTP to loopback, or anywhere only w
   assert.notEqual(problem('http://127.0.0.1.example.com'), null);
   assert.equal(problem('http://mon.example.com', true), null);
   assert.equal(isLoopback('LOCALHOST'), true);
-  assert.equal(isLoopback('app.localhost'), true);
+  // glibc resolves only `localhost` itself to loopback: `app.localhost` goes to DNS like any name.
+  assert.equal(isLoopback('app.localhost'), false);
+  assert.notEqual(problem('http://mon.localhost:8080'), null);
   assert.equal(isLoopback('localhost.example.com'), false);
 });
 

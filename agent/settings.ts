@@ -86,10 +86,13 @@ export function tokenTransportProblem(server: URL, allowHttp: boolean): string |
   );
 }
 
-/** `localhost`, 127.0.0.0/8 and ::1 (as written: a name is not looked up, its address could change). */
+/**
+ * `localhost`, 127.0.0.0/8 and ::1 (as written: a name is not looked up, its address could change).
+ * Not `*.localhost`: glibc does not map those names to loopback, DNS may answer anything for them.
+ */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6)
     return host === '::1' || /^::ffff:127\./.test(host) || /^::ffff:7f[0-9a-f]{2}:/.test(host);

@@ -3,10 +3,11 @@ import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import type { AgentFrame } from '../protocol/agent.ts';
+import type { AgentFrame, FramesBody } from '../protocol/agent.ts';
+import { hostServer, sample, T0 } from '../server/hosts/testkit.ts';
 import { tempDir } from '../server/testing.ts';
 import { busySample } from './fixtures/sample.ts';
-import { openSpool, SPOOL_MAX_BYTES, SPOOL_MAX_FILES } from './spool.ts';
+import { openSpool, REJECTED_MAX_FILES, SPOOL_MAX_BYTES, SPOOL_MAX_FILES, syncDirectory } from './spool.ts';
 import { encodeFrames } from './transport.ts';
 
 const body = (text: string) => Buffer.from(text);
@@ -127,6 +128,85 @@ test('a one-hour outage fits: 240 samples with 50 containers and 200 units, each
     const oldest = await spool.oldest();
     const frames = (JSON.parse(gunzipSync(oldest!.body).toString()) as { frames: AgentFrame[] }).frames;
     assert.deepEqual(frames[0], busySample(start, 0));
+  } finally {
+    remove();
+  }
+});
+
+test('a spooled batch keeps its id: sent twice (a lost answer, a restart), the server stores it once', async (t) => {
+  const { dir, remove } = tempDir('mon-spool-');
+  const kit = await hostServer();
+  t.after(async () => {
+    await kit.server.dispose();
+    remove();
+  });
+  const token = await kit.addHost('web-1');
+  const batchOf = (bytes: Buffer) => (JSON.parse(gunzipSync(bytes).toString()) as FramesBody).batch;
+
+  const { bodies } = await encodeFrames([sample(T0)]);
+  const other = await encodeFrames([sample(T0)]);
+  assert.match(batchOf(bodies[0]!) ?? '', /^[0-9a-z]{8,64}$/);
+  assert.notEqual(batchOf(bodies[0]!), batchOf(other.bodies[0]!), 'each batch has its own id');
+
+  const spool = await openSpool(dir);
+  await spool.add(bodies[0]!);
+  const first = await spool.oldest();
+  // The agent stops before the answer came; the next process sends the same file again.
+  const restarted = await openSpool(dir);
+  const second = await restarted.oldest();
+  assert.equal(second?.name, first?.name);
+  assert.equal(batchOf(second!.body), batchOf(first!.body));
+
+  assert.equal((await kit.send(token, [], { body: first!.body })).status, 200);
+  assert.equal((await kit.send(token, [], { body: second!.body })).status, 200);
+  assert.equal(
+    kit.count("SELECT cpu_n AS n FROM host_rollups WHERE res = 'm'"),
+    1,
+    'the sample counted once',
+  );
+});
+
+test('the directory is synced after each rename, so the new name survives a power cut', async () => {
+  const { dir, remove } = tempDir('mon-spool-');
+  try {
+    const synced: string[][] = [];
+    // What the directory held each time it was synced: the renamed file must be there already.
+    const spool = await openSpool(dir, {
+      syncDir: async (path) => {
+        synced.push(readdirSync(path).sort());
+        await syncDirectory(path);
+      },
+    });
+    await spool.add(body('one'));
+    assert.equal(synced.length, 1);
+    assert.equal(synced[0]!.length, 1);
+    assert.match(synced[0]![0]!, /^\d{15}-\d{6}\.json\.gz$/, 'synced after the rename, not before');
+    await spool.add(body('two'));
+    assert.equal(synced.length, 2);
+  } finally {
+    remove();
+  }
+});
+
+test('set aside: out of the spool into rejected/, which keeps only the newest REJECTED_MAX_FILES', async () => {
+  const { dir, remove } = tempDir('mon-spool-');
+  try {
+    let now = 1000;
+    const spool = await openSpool(dir, { now: () => now++ });
+    for (let i = 0; i < REJECTED_MAX_FILES + 2; i++) await spool.add(body(`b${i}`));
+    const names: string[] = [];
+    for (let file = await spool.oldest(); file; file = await spool.oldest()) {
+      names.push(file.name);
+      await spool.setAside(file.name);
+    }
+    assert.deepEqual(spool.size(), { files: 0, bytes: 0 });
+    assert.deepEqual(readdirSync(dir), ['rejected']);
+    assert.equal(statSync(join(dir, 'rejected')).mode & 0o777, 0o700);
+    assert.deepEqual(readdirSync(join(dir, 'rejected')).sort(), names.slice(2), 'the oldest two went');
+    // A restart does not take them back into the spool.
+    const again = await openSpool(dir);
+    assert.equal(again.size().files, 0);
+    assert.equal(await again.oldest(), null);
   } finally {
     remove();
   }

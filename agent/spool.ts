@@ -19,6 +19,11 @@ export type Spool = {
   oldest(): Promise<{ name: string; body: Buffer } | null>;
   /** Deletes a file once the server has it (or refused it as bad). */
   remove(name: string): Promise<void>;
+  /**
+   * Moves a file the server keeps failing on to `rejected/` (kept for a look, not sent again), which
+   * holds at most REJECTED_MAX_FILES and REJECTED_MAX_BYTES: the oldest there go first.
+   */
+  setAside(name: string): Promise<void>;
   /** What it holds now. */
   size(): { files: number; bytes: number };
   /** Files dropped because the spool was full, since it was opened. */
@@ -27,6 +32,9 @@ export type Spool = {
 
 export const SPOOL_MAX_BYTES = 64 * 1024 * 1024;
 export const SPOOL_MAX_FILES = 20_000;
+export const REJECTED_DIR = 'rejected';
+export const REJECTED_MAX_FILES = 100;
+export const REJECTED_MAX_BYTES = 16 * 1024 * 1024;
 
 /** `<15-digit ms>-<6-digit sequence>.json.gz`: names sort in the order the files were added. */
 const namePattern = /^\d{15}-\d{6}\.json\.gz$/;
@@ -40,11 +48,14 @@ export async function openSpool(
     now?: () => number;
     /** Told when the oldest files are dropped to make room (with the total dropped so far). */
     onDrop?: (count: number, total: number) => void;
+    /** Makes a directory's entries durable (tests watch it); fsync of the directory by default. */
+    syncDir?: (dir: string) => Promise<void>;
   } = {},
 ): Promise<Spool> {
   const maxBytes = options.maxBytes ?? SPOOL_MAX_BYTES;
   const maxFiles = options.maxFiles ?? SPOOL_MAX_FILES;
   const now = options.now ?? Date.now;
+  const syncDir = options.syncDir ?? syncDirectory;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
 
@@ -103,6 +114,8 @@ export async function openSpool(
         await handle.close();
       }
       await rename(temp, join(dir, name));
+      // The new name on disk too: without it a power cut can lose the file the rename made.
+      await syncDir(dir);
       lastBody = { name, body };
       files.push({ name, bytes: body.length });
       bytes += body.length;
@@ -128,6 +141,28 @@ export async function openSpool(
       if (lastBody?.name === name) lastBody = null;
       await removeFile(join(dir, name));
     },
+    async setAside(name) {
+      const index = files.findIndex((file) => file.name === name);
+      if (index < 0) return;
+      bytes -= files[index]!.bytes;
+      files.splice(index, 1);
+      if (lastBody?.name === name) lastBody = null;
+      const rejected = join(dir, REJECTED_DIR);
+      await mkdir(rejected, { recursive: true, mode: 0o700 });
+      await rename(join(dir, name), join(rejected, name));
+      const kept = [];
+      for (const file of (await readdir(rejected)).filter((n) => namePattern.test(n)).sort()) {
+        kept.push({ file, bytes: (await stat(join(rejected, file))).size });
+      }
+      let total = kept.reduce((sum, k) => sum + k.bytes, 0);
+      while (kept.length > 1 && (kept.length > REJECTED_MAX_FILES || total > REJECTED_MAX_BYTES)) {
+        const oldest = kept.shift()!;
+        total -= oldest.bytes;
+        await removeFile(join(rejected, oldest.file));
+      }
+      await syncDir(rejected);
+      await syncDir(dir);
+    },
     size: () => ({ files: files.length, bytes }),
     dropped: () => droppedTotal,
   };
@@ -139,5 +174,15 @@ async function removeFile(path: string): Promise<void> {
     await unlink(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** fsync of a directory: its entries (a rename, a new name) survive a power cut. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

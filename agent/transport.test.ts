@@ -95,7 +95,9 @@ test('with MON_CA the server is trusted: frames arrive gzipped with the token as
     assert.equal(request?.headers.authorization, `Bearer ${token}`);
     assert.equal(request?.headers['content-encoding'], 'gzip');
     assert.equal(request?.headers['content-type'], 'application/json');
-    assert.deepEqual(JSON.parse(gunzipSync(server.seen.bodies[0]!).toString()), { frames });
+    const sent = JSON.parse(gunzipSync(server.seen.bodies[0]!).toString());
+    assert.deepEqual(sent, { batch: sent.batch, frames });
+    assert.match(sent.batch, /^[0-9a-z]{8,64}$/, 'the batch is named');
   } finally {
     transport.close();
     await server.close();
@@ -145,9 +147,9 @@ test('answers: 200 stored; 400/413/422 bad; 401/403 refused; 429/503 busy with R
     assert.deepEqual(await post(), { kind: 'busy', status: 429, retryAfterMs: 7000 });
     assert.deepEqual(await post(), { kind: 'busy', status: 503, retryAfterMs: 2000 });
     assert.deepEqual(await post(), { kind: 'busy', status: 503, retryAfterMs: null });
-    assert.deepEqual(await post(), { kind: 'failed', detail: 'the server answered 500' });
+    assert.deepEqual(await post(), { kind: 'failed', detail: 'the server answered 500', status: 500 });
     // A redirect is not followed: the token goes only to MON_SERVER.
-    assert.deepEqual(await post(), { kind: 'failed', detail: 'the server answered 302' });
+    assert.deepEqual(await post(), { kind: 'failed', detail: 'the server answered 302', status: 302 });
     assert.equal(receiver.received.length, 11);
   } finally {
     transport.close();
@@ -175,7 +177,11 @@ test('Retry-After in seconds or as a date; absent or unreadable gives null; capp
   assert.equal(retryAfterMs(undefined, now), null);
   assert.equal(retryAfterMs('soon', now), null);
   assert.equal(retryAfterMs('86400', now), 15 * 60_000);
-  assert.deepEqual(failure({ status: 404, text: '' }), { kind: 'failed', detail: 'the server answered 404' });
+  assert.deepEqual(failure({ status: 404, text: '' }), {
+    kind: 'failed',
+    detail: 'the server answered 404',
+    status: 404,
+  });
 });
 
 test('the poll names the assignment, version, protocol and capabilities, and reads the answer', async () => {

@@ -37,8 +37,8 @@ export type SendResult =
   | { kind: 'refused'; status: number }
   /** 429, 503: the server is busy; try again after `retryAfterMs` (its Retry-After), or after the backoff. */
   | { kind: 'busy'; status: number; retryAfterMs: number | null }
-  /** No answer (network, timeout) or another status: try again after the backoff. */
-  | { kind: 'failed'; detail: string };
+  /** No answer (network, timeout) or another `status`: try again after the backoff. */
+  | { kind: 'failed'; detail: string; status?: number };
 
 export type PollResult = { kind: 'answer'; answer: PollAnswer } | Exclude<SendResult, { kind: 'stored' }>;
 
@@ -169,7 +169,7 @@ export function failure(answer: {
   if (status === 429 || status === 503) {
     return { kind: 'busy', status, retryAfterMs: retryAfterMs(answer.retryAfter, Date.now()) };
   }
-  return { kind: 'failed', detail: `the server answered ${status}` };
+  return { kind: 'failed', detail: `the server answered ${status}`, status };
 }
 
 /** Retry-After in seconds or as an HTTP date, in ms from `now`; null when absent or unreadable. */
@@ -223,9 +223,11 @@ export function encodeFrames(
 }
 
 /**
- * The request bodies of the frames, oldest first: JSON `{frames}` gzipped, each at most
+ * The request bodies of the frames, oldest first: JSON `{batch, frames}` gzipped, each at most
  * MAX_FRAMES_BYTES as sent and MAX_INFLATED_FRAMES_BYTES as JSON; a bigger batch is split in halves
  * until each part fits. A single frame too big to send on its own is left out and named in `dropped`.
+ * Each body names its batch with a new random id: the spool keeps the body as it is, so every send of
+ * it, after a lost answer or a restart, carries the same id and the server stores it once.
  */
 export async function encodeFrameJson(
   frames: readonly FrameJson[],
@@ -237,7 +239,7 @@ export async function encodeFrameJson(
   const dropped: AgentFrame[] = [];
   const encode = async (part: readonly FrameJson[]): Promise<void> => {
     if (part.length === 0) return;
-    const json = `{"frames":[${part.map((f) => f.json).join(',')}]}`;
+    const json = `{"batch":"${newBatchId()}","frames":[${part.map((f) => f.json).join(',')}]}`;
     const fits = part.length <= MAX_FRAMES_PER_BODY && Buffer.byteLength(json) <= maxInflated;
     const body = fits ? await gzipAsync(json) : null;
     if (body && body.length <= maxBytes) {
@@ -254,4 +256,14 @@ export async function encodeFrameJson(
   };
   await encode(frames);
   return { bodies, dropped };
+}
+
+/**
+ * A batch id: the time and 80 random bits, 20 to 28 characters of [0-9a-z] (framesBodySchema: 1 to 64).
+ * Math.random, not node:crypto (2 MB more memory for the agent): the id only has to differ from the
+ * host's other recent batches, it guards nothing.
+ */
+export function newBatchId(): string {
+  const random = () => Math.floor(Math.random() * 2 ** 40).toString(36);
+  return `${Date.now().toString(36)}${random()}${random()}`;
 }

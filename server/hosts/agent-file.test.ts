@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildAgent } from '../../agent/build.ts';
 import { buildApp } from '../app.ts';
+import { FakeClock } from '../clock.ts';
 import { createTestServer, memoryLog, type TestServer, tempDir } from '../testing.ts';
 import { registerAgentFile } from './agent-file.ts';
 
@@ -90,8 +91,9 @@ test('a missing file is built by the first request; requests meanwhile wait for 
   }
 });
 
-test('a file that cannot be built answers 503 with Retry-After, says why in the log, and is tried again', async () => {
+test('a file that cannot be built answers 503 with Retry-After, says why in the log, and is tried again a minute later', async () => {
   const log = memoryLog();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const file = join(files.dir, 'never/mon-agent.mjs');
   let builds = 0;
   const app = appServing(
@@ -100,7 +102,7 @@ test('a file that cannot be built answers 503 with Retry-After, says why in the 
       builds++;
       throw new Error("Cannot find package 'rolldown'");
     },
-    { ...server.deps, log: log.log },
+    { ...server.deps, log: log.log, clock },
   );
   try {
     const answer = await app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
@@ -108,8 +110,21 @@ test('a file that cannot be built answers 503 with Retry-After, says why in the 
     assert.equal(answer.headers['retry-after'], '60');
     assert.match(answer.json().detail, /run npm install \(with dev dependencies\) on the server/);
     assert.match(log.text(), /cannot build the agent file.*rolldown/);
-    await app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
-    assert.equal(builds, 2);
+    assert.equal(builds, 1);
+
+    // Within the minute: 503 at once, no new build, Retry-After the time left.
+    await clock.advance(20_500);
+    const soon = await app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+    assert.equal(soon.statusCode, 503);
+    assert.equal(soon.headers['retry-after'], '40');
+    assert.match(soon.json().detail, /run npm install/);
+    assert.equal(builds, 1, 'a failed build is not started again by every request');
+
+    await clock.advance(39_500);
+    const later = await app.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+    assert.equal(later.statusCode, 503);
+    assert.equal(builds, 2, 'tried again after a minute');
+    assert.equal(log.text().match(/cannot build the agent file/g)?.length, 2);
   } finally {
     await app.close();
   }

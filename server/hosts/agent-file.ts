@@ -8,9 +8,14 @@ import { unavailable } from '../problem.ts';
 /**
  * `GET /agent/v1/agent.mjs`: the agent as one self-contained file (agent/build.ts), which the install
  * commands fetch. Anyone may fetch it: it holds no secret. Built by `npm install`; when the file is
- * missing the first request builds it (later ones wait for that build). Kept in memory, read again
- * when the file changes; an ETag lets a host skip a download it has.
+ * missing the first request builds it (later ones wait for that build). A build that failed is not
+ * tried again for a minute: meanwhile requests get 503 at once, so that anyone's GETs cannot keep the
+ * server building. Kept in memory, read again when the file changes; an ETag lets a host skip a
+ * download it has.
  */
+/** How long a failed build is remembered before a request may start another. */
+const BUILD_RETRY_MS = 60_000;
+
 export function registerAgentFile(
   app: FastifyInstance,
   deps: Deps,
@@ -20,22 +25,33 @@ export function registerAgentFile(
   const build = options.build ?? buildAgent;
   let kept: { mtimeMs: number; size: number; body: Buffer; etag: string } | null = null;
   let building: Promise<unknown> | null = null;
+  let failedAt: number | null = null;
+  const cannotBuild = (retryAfterS: number) =>
+    unavailable(
+      retryAfterS,
+      'the agent file is not built and cannot be built here: run npm install (with dev dependencies) on the server',
+    );
 
   const current = async () => {
     let info = await stat(file).catch(() => null);
     if (!info) {
+      const since = failedAt === null ? null : deps.clock.now() - failedAt;
+      if (since !== null && since < BUILD_RETRY_MS)
+        throw cannotBuild(Math.ceil((BUILD_RETRY_MS - since) / 1000));
       building ??= build(file).finally(() => {
         building = null;
       });
       try {
         await building;
         info = await stat(file);
+        failedAt = null;
       } catch (error) {
-        deps.log.error('cannot build the agent file', { file, error: String(error) });
-        throw unavailable(
-          60,
-          'the agent file is not built and cannot be built here: run npm install (with dev dependencies) on the server',
-        );
+        // Requests that waited for the same build share its failure, logged once.
+        if (failedAt === null || deps.clock.now() - failedAt >= BUILD_RETRY_MS) {
+          failedAt = deps.clock.now();
+          deps.log.error('cannot build the agent file', { file, error: String(error) });
+        }
+        throw cannotBuild(BUILD_RETRY_MS / 1000);
       }
     }
     if (!kept || kept.mtimeMs !== info.mtimeMs || kept.size !== info.size) {

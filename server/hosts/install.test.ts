@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { readSettings } from '../../agent/settings.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
 import { AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
@@ -28,26 +29,54 @@ after(async () => {
   work.remove();
 });
 
+/** The snippet with its /etc/mon-agent in the test's directory: run here, it writes nothing outside. */
+function localized(snippet: string): { snippet: string; envFile: string } {
+  const etc = join(work.dir, 'etc-mon-agent');
+  return { snippet: snippet.replaceAll('/etc/mon-agent', etc), envFile: join(etc, 'env') };
+}
+
 /**
- * Runs `line` with sh, a `docker` on the PATH that records its arguments (NUL-separated) in `file`
- * instead of starting anything: the words the shell hands to docker.
+ * Runs a docker snippet with sh, a `docker` on the PATH that records its arguments (NUL-separated)
+ * instead of starting anything: the words the shell hands to docker, and what the snippet wrote.
  */
-function dockerWords(line: string): string[] {
+function runDocker(docker: string, env: Record<string, string> = {}) {
   const bin = join(work.dir, 'bin');
   const file = join(work.dir, 'docker-args');
+  rmSync(file, { force: true });
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'docker'), `#!/bin/sh\nprintf '%s\\0' "$@" > ${shellQuote(file)}\n`);
   chmodSync(join(bin, 'docker'), 0o755);
-  const run = spawnSync('/bin/sh', ['-c', line], { env: { PATH: `${bin}:/usr/bin:/bin` }, encoding: 'utf8' });
-  assert.equal(run.status, 0, run.stderr);
-  return readFileSync(file, 'utf8').split('\0').slice(0, -1);
+  const { snippet, envFile } = localized(docker);
+  rmSync(envFile, { force: true });
+  const run = spawnSync('/bin/sh', ['-c', snippet], {
+    env: { PATH: `${bin}:/usr/bin:/bin`, ...env },
+    encoding: 'utf8',
+  });
+  const words = existsSync(file) ? readFileSync(file, 'utf8').split('\0').slice(0, -1) : null;
+  return { status: run.status, stderr: run.stderr, words, envFile };
 }
 
-test('the docker line: host network and PIDs, the root and the socket read-only, a volume for the spool, the settings', () => {
+/** The settings file as sh reads it (the container sources it; systemd reads the same quoting). */
+function sourced(envFile: string): Record<string, string> {
+  const read = spawnSync(
+    '/bin/sh',
+    [
+      '-c',
+      `set -a; . ${shellQuote(envFile)}; printf '%s\\0%s\\0%s' "$MON_SERVER" "$MON_TOKEN" "\${MON_ALLOW_HTTP-unset}"`,
+    ],
+    { encoding: 'utf8', env: {} },
+  );
+  const [MON_SERVER, MON_TOKEN, MON_ALLOW_HTTP] = read.stdout.split('\0');
+  return { MON_SERVER: MON_SERVER!, MON_TOKEN: MON_TOKEN!, MON_ALLOW_HTTP: MON_ALLOW_HTTP! };
+}
+
+test('the docker snippet: the token in a 0600 file the container reads, never on a command line; host network and PIDs, the root read-only with rslave, the socket, the spool', () => {
   const { docker } = installCommands({ serverUrl: 'https://mon.example.com/', token, hostName: 'web-1' });
-  const words = dockerWords(docker);
-  const script = words.at(-1)!;
-  assert.deepEqual(words.slice(0, -1), [
+  assert.match(docker, /^# mon agent in Docker for the host web-1: run as root on that host\.\nset -eu\n/);
+  const { status, stderr, words, envFile } = runDocker(docker);
+  assert.equal(status, 0, stderr);
+  const script = words!.at(-1)!;
+  assert.deepEqual(words!.slice(0, -1), [
     'run',
     '-d',
     '--name',
@@ -59,49 +88,49 @@ test('the docker line: host network and PIDs, the root and the socket read-only,
     '--pid',
     'host',
     '-v',
-    '/:/host:ro',
+    // rslave: a filesystem the host mounts after the agent started is seen (and measured) in /host.
+    '/:/host:ro,rslave',
     '-v',
     '/var/run/docker.sock:/var/run/docker.sock:ro',
     '-v',
+    `${envFile}:${envFile}:ro`,
+    '-v',
     'mon-agent:/var/lib/mon-agent',
-    '-e',
-    'MON_SERVER=https://mon.example.com',
-    '-e',
-    `MON_TOKEN=${token}`,
     '-e',
     'MON_HOST_ROOT=/host',
     'node:24-alpine',
     'sh',
     '-c',
   ]);
+  assert.ok(!words!.join(' ').includes(token), 'the token is in no word docker gets (ps, docker inspect)');
+  assert.equal(statSync(envFile).mode & 0o777, 0o600);
+  assert.equal(statSync(dirname(envFile)).mode & 0o777, 0o700);
+  assert.deepEqual(sourced(envFile), {
+    MON_SERVER: 'https://mon.example.com',
+    MON_TOKEN: token,
+    MON_ALLOW_HTTP: 'unset',
+  });
   assert.equal(spawnSync('/bin/sh', ['-n', '-c', script]).status, 0, 'the container script is valid sh');
 });
 
 test('a hostile server address stays one value: nothing of it runs', () => {
   const { docker, systemd } = installCommands({ serverUrl: hostile, token, hostName: 'web-1' });
   assert.match(hostileHref, /'b\$\(touch\$IFS\/tmp\/mon-pwned-\d+\);touch/);
-  const words = dockerWords(docker);
-  assert.ok(words.includes(`MON_SERVER=${hostileHref}`), words.join(' | '));
+  const { status, stderr, envFile } = runDocker(docker);
+  assert.equal(status, 0, stderr);
+  assert.deepEqual(sourced(envFile), { MON_SERVER: hostileHref, MON_TOKEN: token, MON_ALLOW_HTTP: 'unset' });
   assert.equal(existsSync(pwned), false);
 
   // The settings file of the systemd install reads back exactly (shell and systemd quoting agree).
   const env = /<<'MON_ENV'\n([\s\S]*?)\nMON_ENV\n/.exec(systemd)?.[1];
   assert.ok(env);
-  const envFile = join(work.dir, 'env');
   writeFileSync(envFile, `${env}\n`);
-  const read = spawnSync(
-    '/bin/sh',
-    ['-c', `. ${shellQuote(envFile)}; printf '%s\\n%s' "$MON_SERVER" "$MON_TOKEN"`],
-    {
-      encoding: 'utf8',
-    },
-  );
-  assert.equal(read.stdout, `${hostileHref}\n${token}`);
+  assert.deepEqual(sourced(envFile), { MON_SERVER: hostileHref, MON_TOKEN: token, MON_ALLOW_HTTP: 'unset' });
   assert.equal(existsSync(pwned), false);
   assert.equal(spawnSync('/bin/sh', ['-n', '-c', systemd]).status, 0);
 });
 
-test('the container script downloads the agent into the volume and runs it; without the server it runs the last copy', async () => {
+test('the container script reads the settings file, downloads the agent into the volume and runs it; without the server it runs the last copy', async () => {
   receiver.answer = (request) =>
     request.path === '/mon/agent/v1/agent.mjs'
       ? {
@@ -111,14 +140,17 @@ test('the container script downloads the agent into the volume and runs it; with
         }
       : { status: 404 };
   const { docker } = installCommands({ serverUrl: `${receiver.url}/mon/`, token, hostName: 'web-1' });
-  const script = dockerWords(docker).at(-1)!;
+  const { words, envFile } = runDocker(docker);
+  const script = words!.at(-1)!;
   const node = dirname(process.execPath);
   // Not spawnSync: the receiver answering the download runs in this process.
   const start = async (server: string, state: string) => {
     mkdirSync(state, { recursive: true });
+    // The settings file the container reads, here with the server of this start.
+    writeFileSync(envFile, `MON_SERVER=${shellQuote(server)}\nMON_TOKEN=${shellQuote(token)}\n`);
     try {
       const { stdout, stderr } = await run('/bin/sh', ['-c', script], {
-        env: { PATH: `${node}:/usr/bin:/bin`, MON_SERVER: server, MON_STATE_DIR: state },
+        env: { PATH: `${node}:/usr/bin:/bin`, MON_STATE_DIR: state },
         timeout: 20_000,
       });
       return { status: 0, stdout, stderr };
@@ -190,4 +222,48 @@ test('quoting: one shell word, whatever the value', () => {
     });
     assert.equal(sourced.stdout, value);
   }
+});
+
+test('plain HTTP to another machine: a warning first, and the snippets stop unless run with MON_ALLOW_HTTP=1, which the agent then gets', () => {
+  const plain = installCommands({ serverUrl: 'http://mon.lan:8080', token, hostName: 'web-1' });
+  for (const snippet of [plain.docker, plain.systemd]) {
+    assert.match(
+      snippet,
+      /^# mon is served over plain HTTP: set \[server\] url to an https:\/\/ address in mon\.toml .* MON_ALLOW_HTTP=1/,
+    );
+  }
+  const refused = runDocker(plain.docker);
+  assert.equal(refused.status, 1);
+  assert.match(
+    refused.stderr,
+    /^mon: http:\/\/mon\.lan:8080 is plain HTTP: the agent would be downloaded and its token sent unencrypted\. Set \[server\] url to an https:\/\/ address, or run this with MON_ALLOW_HTTP=1/,
+  );
+  assert.equal(refused.words, null, 'docker never ran');
+  assert.equal(existsSync(refused.envFile), false, 'no token written');
+  // The systemd snippet stops at the same place, before it downloads anything.
+  const systemd = spawnSync('/bin/sh', ['-c', localized(plain.systemd).snippet], {
+    encoding: 'utf8',
+    env: {},
+  });
+  assert.equal(systemd.status, 1);
+  assert.match(systemd.stderr, /is plain HTTP: the agent would be downloaded/);
+  assert.equal(existsSync(refused.envFile), false);
+
+  // Asked for explicitly: installed, and the agent is told so, or it would refuse to start.
+  const allowed = runDocker(plain.docker, { MON_ALLOW_HTTP: '1' });
+  assert.equal(allowed.status, 0, allowed.stderr);
+  const settings = sourced(allowed.envFile);
+  assert.deepEqual(settings, { MON_SERVER: 'http://mon.lan:8080', MON_TOKEN: token, MON_ALLOW_HTTP: '1' });
+  assert.equal(readSettings(settings).server.href, 'http://mon.lan:8080/');
+
+  // HTTPS, or plain HTTP to this machine: no warning, no guard, no MON_ALLOW_HTTP.
+  for (const serverUrl of ['https://mon.example.com', 'http://127.0.0.1:8080', 'http://localhost:8080']) {
+    const { docker, systemd } = installCommands({ serverUrl, token, hostName: 'web-1' });
+    for (const snippet of [docker, systemd]) {
+      assert.doesNotMatch(snippet, /plain HTTP|MON_ALLOW_HTTP/, serverUrl);
+    }
+  }
+  // `*.localhost` is not this machine to the agent either (it asks DNS): warned.
+  const named = installCommands({ serverUrl: 'http://mon.localhost:8080', token, hostName: 'web-1' });
+  assert.match(named.docker, /^# mon is served over plain HTTP/);
 });

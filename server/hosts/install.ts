@@ -1,20 +1,40 @@
+import { isLoopback } from '../../agent/settings.ts';
+
 /**
  * The install commands `POST /api/v1/hosts` answers once, with the new token in them (docs/agent.md,
- * "Installing"): a `docker run` line and a shell snippet that installs a systemd unit. Both fetch the
- * agent as one file from the server (`GET /agent/v1/agent.mjs`) with Node's own `fetch`, which verifies
- * the server's certificate; the host needs Node or Docker and nothing else. Every value is
- * shell-quoted: the server address comes from configuration.
+ * "Installing"): two shell snippets to run as root on the host, one that starts the agent with
+ * `docker run`, one that installs a systemd unit. Both write the settings with the token to
+ * /etc/mon-agent/env (0600) first, so that the token is on no command line (`ps`) and, with Docker, in
+ * no container configuration (`docker inspect`): the container reads the file. Both fetch the agent as
+ * one file from the server (`GET /agent/v1/agent.mjs`) with Node's own `fetch`, which verifies the
+ * server's certificate; the host needs Node or Docker and nothing else. Every value is shell-quoted:
+ * the server address comes from configuration.
+ *
+ * A server address that is plain HTTP to another machine would have the host download code to run as
+ * root, and send its token, unencrypted: then both snippets start with a warning and stop unless they
+ * are run with MON_ALLOW_HTTP=1 (a network the user trusts), which they then give the agent too.
  */
 export function installCommands(input: { serverUrl: string; token: string; hostName: string }): {
   docker: string;
   systemd: string;
 } {
   const server = serverAddress(input.serverUrl);
+  const name = input.hostName.replace(/[^\p{L}\p{N}\p{P}\p{S} ]/gu, '?');
+  const url = new URL(server);
+  const plainHttp = url.protocol === 'http:' && !isLoopback(url.hostname);
+  const settings = settingsSnippet(server, input.token, plainHttp);
   return {
-    docker: dockerCommand(server, input.token),
-    systemd: systemdSnippet(server, input.token, input.hostName),
+    docker: `${plainHttp ? plainHttpWarning : ''}# mon agent in Docker for the host ${name}: run as root on that host.
+${settings}${dockerCommand()}
+`,
+    systemd: `${plainHttp ? plainHttpWarning : ''}${systemdSnippet(server, settings, name)}`,
   };
 }
+
+/** The first line of the commands for a plain HTTP server that is not loopback. */
+const plainHttpWarning =
+  '# mon is served over plain HTTP: set [server] url to an https:// address in mon.toml and add the host ' +
+  'again. As it is, this stops unless run with MON_ALLOW_HTTP=1, for a network you trust (docs/agent.md).\n';
 
 /**
  * Node's flags for the agent (docs/agent.md, "Footprint"; measured by `npm run bench agent`): V8's
@@ -27,6 +47,8 @@ const nodeFlags = AGENT_NODE_FLAGS.join(' ');
 
 const AGENT_PATH = '/agent/v1/agent.mjs';
 const STATE_DIR = '/var/lib/mon-agent';
+/** The agent's settings on the host, with the token; the Docker install mounts it into the container. */
+const ENV_FILE = '/etc/mon-agent/env';
 
 /**
  * Node code that downloads the agent file from `$MON_SERVER` into the path it is given, whole or not at
@@ -42,43 +64,57 @@ const download = [
 ].join('');
 
 /**
- * `docker run`: host network and PID namespace (the host's network cards and processes), the host's
- * root read-only at /host, the container runtime's socket read-only, a volume for the spool. The
- * container downloads the agent into the volume at each start and runs it; when the server cannot be
- * reached then, it runs the copy of the last start, which keeps samples in the spool until the server
- * is back.
+ * The start of both snippets: `set -eu`, the plain HTTP guard when it applies, and the settings file
+ * (0600, in a 0700 directory) in a format both systemd and sh read.
  */
-function dockerCommand(server: string, token: string): string {
+function settingsSnippet(server: string, token: string, plainHttp: boolean): string {
+  const refusal =
+    `mon: ${server} is plain HTTP: the agent would be downloaded and its token sent unencrypted. ` +
+    'Set [server] url to an https:// address, or run this with MON_ALLOW_HTTP=1 on a network you trust';
+  const guard = plainHttp
+    ? `if [ "\${MON_ALLOW_HTTP:-}" != 1 ]; then echo ${shellQuote(refusal)} >&2; exit 1; fi\n`
+    : '';
+  return `set -eu
+${guard}umask 077
+mkdir -p /etc/mon-agent
+cat > ${ENV_FILE} <<'MON_ENV'
+MON_SERVER=${envFileValue(server)}
+MON_TOKEN=${envFileValue(token)}
+${plainHttp ? "MON_ALLOW_HTTP='1'\n" : ''}MON_ENV
+chmod 600 ${ENV_FILE}
+`;
+}
+
+/**
+ * `docker run`: host network and PID namespace (the host's network cards and processes), the host's
+ * root read-only at /host with `rslave` (filesystems mounted on the host later appear in the container
+ * too, so they are measured), the container runtime's socket, the settings file, a volume for the
+ * spool. The container reads the settings, downloads the agent into the volume at each start and runs
+ * it; when the server cannot be reached then, it runs the copy of the last start, which keeps samples
+ * in the spool until the server is back.
+ */
+function dockerCommand(): string {
   const script =
-    `f="\${MON_STATE_DIR:-${STATE_DIR}}/mon-agent.mjs"; ` +
+    `set -a; . ${ENV_FILE}; set +a; f="\${MON_STATE_DIR:-${STATE_DIR}}/mon-agent.mjs"; ` +
     `node -e "${download.replaceAll('"', '\\"')}" "$f" || test -f "$f" && exec node ${nodeFlags} "$f"`;
   return [
     'docker run -d --name mon-agent --restart unless-stopped --network host --pid host',
-    `-v /:/host:ro -v /var/run/docker.sock:/var/run/docker.sock:ro -v mon-agent:${STATE_DIR}`,
-    `-e MON_SERVER=${shellQuote(server)} -e MON_TOKEN=${shellQuote(token)} -e MON_HOST_ROOT=/host`,
-    `node:24-alpine sh -c ${shellQuote(script)}`,
+    `-v /:/host:ro,rslave -v /var/run/docker.sock:/var/run/docker.sock:ro -v ${ENV_FILE}:${ENV_FILE}:ro`,
+    `-v mon-agent:${STATE_DIR} -e MON_HOST_ROOT=/host node:24-alpine sh -c ${shellQuote(script)}`,
   ].join(' ');
 }
 
 /**
- * A shell snippet to run as root on the host: checks for Node 20 or later, writes the settings with
- * the token to /etc/mon-agent/env (0600), downloads the agent to /usr/local/lib/mon-agent/mon-agent.mjs,
- * installs mon-agent.service and starts it (restarts it when it ran before, e.g. with an older token).
+ * A shell snippet to run as root on the host: writes the settings, checks for Node 20 or later,
+ * downloads the agent to /usr/local/lib/mon-agent/mon-agent.mjs, installs mon-agent.service and
+ * starts it (restarts it when it ran before, e.g. with an older token).
  */
-function systemdSnippet(server: string, token: string, hostName: string): string {
-  const name = hostName.replace(/[^\p{L}\p{N}\p{P}\p{S} ]/gu, '?');
+function systemdSnippet(server: string, settings: string, name: string): string {
   const file = '/usr/local/lib/mon-agent/mon-agent.mjs';
   return `# mon agent for the host ${name}: run as root on that host (it needs Node.js 20 or later).
-set -eu
-node_bin=$(command -v node) || { echo 'mon: Node.js 20 or later is needed: node is not on the PATH' >&2; exit 1; }
+${settings}node_bin=$(command -v node) || { echo 'mon: Node.js 20 or later is needed: node is not on the PATH' >&2; exit 1; }
 "$node_bin" -e 'if (Number(process.versions.node.split(".")[0]) < 20) { console.error("mon: Node.js 20 or later is needed, this is " + process.version); process.exit(1) }'
-umask 077
-mkdir -p /etc/mon-agent /usr/local/lib/mon-agent ${STATE_DIR}
-cat > /etc/mon-agent/env <<'MON_ENV'
-MON_SERVER=${envFileValue(server)}
-MON_TOKEN=${envFileValue(token)}
-MON_ENV
-chmod 600 /etc/mon-agent/env
+mkdir -p /usr/local/lib/mon-agent ${STATE_DIR}
 MON_SERVER=${shellQuote(server)} "$node_bin" -e '${download}' ${file}
 chmod 755 /usr/local/lib/mon-agent
 chmod 644 ${file}
@@ -89,7 +125,7 @@ Wants=network-online.target
 After=network-online.target
 
 [Service]
-EnvironmentFile=/etc/mon-agent/env
+EnvironmentFile=${ENV_FILE}
 Environment=MON_STATE_DIR=${STATE_DIR}
 ExecStart=$node_bin ${nodeFlags} ${file}
 Restart=always

@@ -204,6 +204,9 @@ test('adding a host shows its token and install commands once; a new token asks 
     const installed = page.getByTestId('installed');
     await installed.waitFor();
     assert.match(String(await installed.textContent()), /will not be shown again/);
+    // A socket mounted :ro can still be written through: the page does not promise otherwise.
+    assert.match(String(await installed.textContent()), /:ro does not stop writes through a socket/);
+    assert.doesNotMatch(String(await installed.textContent()), /socket mounted\s+read-only/);
     assert.equal(await fieldValue(page, 'Host token'), added.token);
     assert.equal(await fieldValue(page, 'Docker command'), added.install.docker);
     assert.equal(await fieldValue(page, 'systemd install'), added.install.systemd);

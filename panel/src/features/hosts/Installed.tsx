@@ -27,14 +27,17 @@ export function Installed({ added, onDone }: { added: AddedHost; onDone: () => v
       <CopyField value={added.token} label="Host token" />
       <h3>Docker</h3>
       <p className="muted small">
-        Runs the agent in a container, with the host's root and the container runtime socket mounted
-        read-only.
+        Run as root on the host: writes the settings with the token to <code>/etc/mon-agent/env</code> (mode
+        0600) and runs the agent in a container, with the host's root mounted read-only and the container
+        runtime's socket mounted. The agent only sends <code>GET</code> requests to the socket, but{' '}
+        <code>:ro</code> does not stop writes through a socket: whoever can open it controls the host. To have
+        that enforced, mount a proxy's socket that passes only the agent's requests (docs/host-metrics.md).
       </p>
       <CopyField value={added.install.docker} label="Docker command" multiline />
       <h3>systemd</h3>
       <p className="muted small">
-        Needs Node on the host: fetches the agent as one file from <code>{added.agentUrl}</code> and runs it
-        as a systemd service.
+        Run as root on the host, which needs Node: fetches the agent as one file from{' '}
+        <code>{added.agentUrl}</code> and runs it as a systemd service.
       </p>
       <CopyField value={added.install.systemd} label="systemd install" multiline />
       <p className="muted small">

@@ -6,13 +6,17 @@ import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { startFakeHost } from '../agent/fixtures/fake-host.ts';
 import { startAgentProcess } from '../agent/fixtures/stand-in-server.ts';
-import { AGENT_SILENT_AFTER_MS, type AgentFrame, type SampleFrame } from '../protocol/agent.ts';
+import {
+  AGENT_PROTOCOL,
+  AGENT_SILENT_AFTER_MS,
+  type AgentFrame,
+  type SampleFrame,
+} from '../protocol/agent.ts';
+import type { AddedHost, HostRead } from '../protocol/hosts.ts';
 import type { IncidentsList } from '../protocol/incidents.ts';
-import type { CheckRow } from '../protocol/reads.ts';
 import type { Principal } from '../server/auth/access.ts';
 import { FakeClock } from '../server/clock.ts';
 import { AGENT_NODE_FLAGS } from '../server/hosts/install.ts';
-import { newHostToken, putHostToken } from '../server/hosts/store.ts';
 import { startReceiver } from '../server/http/fixtures/receiver.ts';
 import { int, mapper, nullable, one, scalar, text } from '../server/store/rows.ts';
 import { createTestServer, tempDir, within } from '../server/testing.ts';
@@ -28,7 +32,7 @@ import { createTestServer, tempDir, within } from '../server/testing.ts';
 const repo = join(import.meta.dirname, '..');
 const admin: Principal = { kind: 'token', tokenId: 'e2e', scope: 'write', label: 'e2e' };
 
-const hostRow = mapper({ latest: nullable(text), silentSince: nullable(int), agent: nullable(text) });
+const hostRow = mapper({ latest: nullable(text), silentSince: nullable(int) });
 const rollupRow = mapper({ samples: int, cpu: int, cpuMax: nullable(int) });
 const resolvedRow = mapper({ resolvedAt: nullable(int) });
 
@@ -47,8 +51,13 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
   try {
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     proxy = await startProxy((server.app.server.address() as AddressInfo).port);
-    const { token, hash } = newHostToken();
-    await server.deps.store.writer.run((db) => putHostToken(db, 'web-1', hash, clock.now()));
+    const added = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/hosts',
+      payload: { name: 'web-1' },
+    });
+    assert.equal(added.statusCode, 201, added.body);
+    const { token } = added.json() as AddedHost;
     const created = await server.app.inject({
       method: 'POST',
       url: '/api/v1/checks',
@@ -65,8 +74,7 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     const checkId = (created.json() as { id: string }).id;
     const status = () => server.checks.engine.get(checkId)?.rec.state.status;
     const read = server.deps.store.read;
-    const host = () =>
-      one(read, 'SELECT latest, silent_since, agent FROM hosts WHERE name = ?', hostRow, 'web-1')!;
+    const host = () => one(read, 'SELECT latest, silent_since FROM hosts WHERE name = ?', hostRow, 'web-1')!;
     const rollups = () =>
       one(
         read,
@@ -81,6 +89,13 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
       const stored = latestTs();
       return spooled().filter((frame): frame is SampleFrame => frame.kind === 'sample' && frame.ts > stored);
     };
+    const page = async () => {
+      const res = await server.app.inject({ method: 'GET', url: '/api/v1/hosts/web-1' });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json() as HostRead;
+    };
+    const cpuMaxOf = (view: HostRead) => Math.max(...view.series.cpuMax.filter((v) => v !== null));
+    const checkOf = (view: HostRead) => view.checks.find((check) => check.id === checkId)?.status;
     const incidents = async () => {
       const res = await server.app.inject({ method: 'GET', url: '/api/v1/incidents' });
       assert.equal(res.statusCode, 200, res.body);
@@ -101,19 +116,16 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
 
     // Connected: the host's charts have data, its containers and units are known, the check runs there.
     await within(15_000, 'samples with a CPU value stored', () => rollups().cpu >= 2);
-    const connected = host();
-    assert.ok(connected.agent?.includes('"agentVersion"'), 'the hello is stored');
-    const latest = JSON.parse(connected.latest ?? 'null') as { containers: unknown[] } | null;
-    assert.equal(latest?.containers.length, 3);
-    assert.equal(rollups().cpuMax, 25, 'the fake host is 25% busy');
-    const items = (kind: string) =>
-      scalar(read, 'SELECT count(*) AS n FROM host_items WHERE host = ? AND kind = ?', int, 'web-1', kind);
-    assert.equal(items('container'), 3);
-    assert.equal(items('unit'), 10);
     await within(20_000, 'the check run by the agent', () => status() === 'up');
     assert.ok(target.received.some((r) => r.path === '/health'));
-    const detail = await server.app.inject({ method: 'GET', url: `/api/v1/checks/${checkId}/detail` });
-    assert.equal((detail.json() as { check: CheckRow }).check.status, 'up');
+    const connected = await page();
+    assert.equal(connected.agent?.connected, true);
+    assert.equal(connected.agent?.protocol, AGENT_PROTOCOL);
+    assert.equal(cpuMaxOf(connected), 25, 'the fake host is 25% busy');
+    assert.notEqual(connected.now?.memory, null);
+    assert.equal(connected.containers.length, 3);
+    assert.equal(connected.units.length, 10);
+    assert.equal(checkOf(connected), 'up');
 
     // Cut off: the agent keeps sampling into its spool (the host now 80% busy, to tell those samples apart).
     proxy.cut();
@@ -125,6 +137,9 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     await within(5000, 'the host silent', () => host().silentSince !== null);
     await within(5000, 'the check unknown', () => status() === 'unknown');
     assert.equal(server.checks.engine.get(checkId)?.rec.lastDetail, 'the agent on web-1 is silent');
+    const silent = await page();
+    assert.equal(silent.agent?.connected, false);
+    assert.equal(checkOf(silent), 'unknown');
     const [opened] = await incidents();
     assert.equal(opened?.state, 'open');
     assert.deepEqual(opened?.hosts, ['web-1']);
@@ -136,6 +151,9 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     await within(20_000, 'the spool sent', () => host().silentSince === null && spooled().length === 0);
     assert.ok(rollups().samples >= before + kept.length, 'every spooled sample is stored');
     assert.equal(rollups().cpuMax, 80, 'samples taken while cut off are in the rollups');
+    const back = await page();
+    assert.equal(back.agent?.connected, true);
+    assert.equal(cpuMaxOf(back), 80, "and in the host's CPU chart");
     const newest = JSON.parse(host().latest!) as { ts: number };
     assert.ok(newest.ts >= Math.max(...kept.map((sample) => sample.ts)));
     const cutLines = scalar(

@@ -3,7 +3,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ContainerSample, HelloFrame, SampleFrame, UnitSample } from '../../protocol/agent.ts';
 import { statement } from '../store/statements.ts';
 import type { TestServer } from '../testing.ts';
-import { addHostSample, addItemSample, hostMetricsOf } from './rollups.ts';
+import { addItemSamples, itemId } from './items.ts';
+import { addHostSample, hostMetricsOf } from './rollups.ts';
 
 /**
  * Host data for tests of the host reads, written through the real writer and rollups as an agent's
@@ -44,9 +45,8 @@ export const helloOf = (over: Partial<HelloFrame> = {}): Omit<HelloFrame, 'kind'
   ...over,
 });
 
-/** The id of a container or unit: stable per host, kind and name. */
-export const itemId = (host: string, kind: 'container' | 'unit', name: string) =>
-  createHash('sha256').update(`${host}\0${kind}\0${name}`).digest('hex').slice(0, 16);
+/** The id of a container or unit, as ingest makes it. */
+export { itemId };
 
 /** The agent said hello at `ts`: the host's row with its agent, first and last seen. */
 export function storeHello(server: TestServer, host: string, ts: number, hello = helloOf()): Promise<void> {
@@ -69,14 +69,9 @@ export function storeSample(server: TestServer, host: string, sample: SampleFram
        ON CONFLICT(name) DO UPDATE SET latest = excluded.latest, last_seen = excluded.last_seen`,
     ).run(host, sample.ts, JSON.stringify(sample), sample.ts);
     addHostSample(db, host, sample.ts, hostMetricsOf(sample, []));
-    for (const c of sample.containers ?? []) {
-      storeItem(db, host, 'container', c, sample.ts);
-      addItemSample(db, host, 'container', c.name, sample.ts, c.cpu, c.memory);
-    }
-    for (const u of sample.units ?? []) {
-      storeItem(db, host, 'unit', u, sample.ts);
-      addItemSample(db, host, 'unit', u.name, sample.ts, u.cpu, u.memory);
-    }
+    for (const c of sample.containers ?? []) storeItem(db, host, 'container', c, sample.ts);
+    for (const u of sample.units ?? []) storeItem(db, host, 'unit', u, sample.ts);
+    addItemSamples(db, host, sample);
   });
 }
 

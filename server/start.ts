@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { liveKeys } from '../protocol/live.ts';
+import { type AnalyticsOptions, createAnalytics } from './analytics/feature.ts';
 import { buildApp } from './app.ts';
 import type { Authenticator } from './auth/access.ts';
 import { createAccounts } from './auth/feature.ts';
@@ -49,6 +50,7 @@ export type ServerOptions = {
   notify?: NotifyOptions;
   /** Agent ingest limits and sampling (tests make them small or fast). */
   hosts?: HostsOptions;
+  analytics?: AnalyticsOptions;
 };
 
 /** The running server's parts, for main.ts and tests. */
@@ -123,6 +125,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const deploys = createDeploys(deps);
   const notify = createNotify(deps, options.notify);
   const hosts = createHosts(deps, checks.engine, options.hosts);
+  const analytics = createAnalytics(deps, checks.engine, options.analytics);
   const features: Feature[] = [
     accounts.feature,
     configFeature(deps),
@@ -131,6 +134,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     createWindows(deps).feature,
     deploys.feature,
     hosts.feature,
+    analytics.feature,
     notify.feature,
     createWatchdog(deps).feature,
     createOverview(deps, checks.engine).feature,

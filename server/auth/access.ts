@@ -63,6 +63,9 @@ export const accessTable = {
   'GET /agent/v1/poll': 'host',
   // The one-file agent the install commands fetch
   'GET /agent/v1/agent.mjs': 'none',
+  'GET /b.js': 'none',
+  'GET /script.js': 'none',
+  'POST /e': 'site',
   // Accounts
   'GET /api/v1/auth': 'none',
   'POST /api/v1/auth/setup': 'setup',
@@ -127,6 +130,10 @@ export const accessTable = {
   'GET /api/v1/hosts/:name/units/:unit': 'read',
   'POST /api/v1/discovered/dismiss': 'write',
   'POST /api/v1/discovered/monitor': 'write',
+  // Web analytics
+  'GET /api/v1/analytics': 'read',
+  'GET /api/v1/analytics/:list': 'read',
+  'POST /api/v1/sites': 'write',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

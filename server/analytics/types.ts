@@ -1,0 +1,48 @@
+import type { VitalName } from '../../protocol/analytics.ts';
+
+/**
+ * A tracker event as `POST /e` hands it to storage: checked, its site known, its visitor hashed, its
+ * user agent, country and source read (docs/analytics.md). No address or user agent is kept.
+ */
+export type TrackerItem = {
+  /** The site's domain, as mon knows it. */
+  site: string;
+  ts: number;
+  /** Keyed hash (hex) of site, address and user agent with the day's salt. */
+  visitor: string;
+  /** The page's path, without query or fragment, like `/pricing`. */
+  page: string;
+  /** `desktop`, `mobile` or `tablet`. */
+  device: string;
+  browser: string;
+  os: string;
+  /** ISO 3166-1 alpha-2 code, or null when unknown. */
+  country: string | null;
+  event:
+    | {
+        kind: 'view';
+        /** The referrer's host when it is another site, like `news.ycombinator.com`; null for direct visits. */
+        referrer: string | null;
+        utm: { source: string | null; medium: string | null; campaign: string | null };
+      }
+    | { kind: 'engage'; engagedMs: number; vitals: Partial<Record<VitalName, number>> }
+    | {
+        kind: 'error';
+        type: string;
+        message: string;
+        script: string | null;
+        line: number | null;
+        column: number | null;
+        stack: string | null;
+      };
+};
+
+/** Which known site a domain is, and which service it belongs to (sites.ts). */
+export type Sites = {
+  /** The known site for this domain (exact, lowercase), or null. */
+  find(domain: string): { domain: string; service: string } | null;
+  /** Every known site, sorted by domain. */
+  list(): { domain: string; service: string }[];
+  /** The sites of a service, sorted. */
+  ofService(service: string): string[];
+};

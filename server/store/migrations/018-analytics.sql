@@ -1,0 +1,113 @@
+-- Web analytics and JavaScript errors (docs/analytics.md).
+
+-- Sites added by the API (POST /api/v1/sites); mon.toml's `[[service]] sites` are the others.
+CREATE TABLE sites (
+  domain TEXT PRIMARY KEY,
+  service TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+
+-- The random salt of each UTC day (`day` = its first ms) that visitor ids are hashed with; deleted
+-- 48 hours after the day began, so yesterday's visitors cannot be told from today's.
+CREATE TABLE analytics_salts (
+  day INTEGER PRIMARY KEY,
+  salt BLOB NOT NULL
+) STRICT;
+
+-- Raw data, kept for RAW_RETENTION (docs/analytics.md). A visit (session) ends after 30 idle minutes.
+CREATE TABLE analytics_sessions (
+  id INTEGER PRIMARY KEY,
+  site TEXT NOT NULL,
+  -- keyed hash of site, address and user agent with the day's salt
+  visitor TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  last_at INTEGER NOT NULL,
+  views INTEGER NOT NULL,
+  engaged_ms INTEGER NOT NULL,
+  entry_page TEXT NOT NULL,
+  referrer TEXT,
+  utm_source TEXT,
+  utm_medium TEXT,
+  utm_campaign TEXT,
+  country TEXT,
+  device TEXT NOT NULL,
+  browser TEXT NOT NULL,
+  os TEXT NOT NULL
+) STRICT;
+CREATE INDEX analytics_sessions_by_visitor ON analytics_sessions (site, visitor, last_at);
+CREATE INDEX analytics_sessions_by_start ON analytics_sessions (started_at);
+
+CREATE TABLE analytics_views (
+  site TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  session INTEGER NOT NULL,
+  visitor TEXT NOT NULL,
+  page TEXT NOT NULL
+) STRICT;
+CREATE INDEX analytics_views_by_visitor ON analytics_views (site, visitor, page);
+CREATE INDEX analytics_views_by_time ON analytics_views (ts);
+
+-- Rollups: `res` is 'h' (hour buckets, kept for RAW_RETENTION) or 'd' (UTC days, kept for good);
+-- `at` is the bucket's first ms. Counts are added as events arrive, so reads never scan raw rows.
+CREATE TABLE analytics_totals (
+  site TEXT NOT NULL,
+  res TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  -- visitors first seen that day, counted in the bucket of their first event
+  visitors INTEGER NOT NULL DEFAULT 0,
+  views INTEGER NOT NULL DEFAULT 0,
+  -- visits started in the bucket, those of them that bounced so far, and their engaged time
+  visits INTEGER NOT NULL DEFAULT 0,
+  bounces INTEGER NOT NULL DEFAULT 0,
+  engaged_ms INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (site, res, at)
+) STRICT, WITHOUT ROWID;
+
+-- `list` is one of protocol/analytics.ts analyticsLists.
+CREATE TABLE analytics_dims (
+  site TEXT NOT NULL,
+  res TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  list TEXT NOT NULL,
+  value TEXT NOT NULL,
+  visitors INTEGER NOT NULL DEFAULT 0,
+  views INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (site, res, at, list, value)
+) STRICT, WITHOUT ROWID;
+
+-- Web Vitals as mergeable histograms (server/analytics/vitals.ts buckets); `page` '' is every page.
+CREATE TABLE analytics_vitals (
+  site TEXT NOT NULL,
+  res TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  page TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (site, res, at, page, metric, bucket)
+) STRICT, WITHOUT ROWID;
+
+-- JavaScript error groups: one per site and fingerprint (server/analytics/fingerprint.ts).
+CREATE TABLE js_error_groups (
+  id INTEGER PRIMARY KEY,
+  site TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  type TEXT NOT NULL,
+  message TEXT NOT NULL,
+  script TEXT,
+  line INTEGER,
+  col INTEGER,
+  count INTEGER NOT NULL,
+  first_seen INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL,
+  UNIQUE (site, fingerprint)
+) STRICT;
+CREATE INDEX js_error_groups_by_last_seen ON js_error_groups (site, last_seen);
+
+CREATE TABLE js_error_counts (
+  group_id INTEGER NOT NULL,
+  res TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (group_id, res, at)
+) STRICT, WITHOUT ROWID;

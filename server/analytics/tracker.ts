@@ -17,3 +17,8 @@ export function trackerSnippet(base: string, domain: string): string {
   void domain;
   throw new Error('tracker: to be built');
 }
+
+/** The script as served (minified), built once and cached. */
+export async function trackerScript(): Promise<string> {
+  throw new Error('tracker: to be built');
+}

@@ -45,6 +45,7 @@ export async function createTestServer(
     log?: Log;
     notify?: ServerOptions['notify'];
     hosts?: ServerOptions['hosts'];
+    analytics?: ServerOptions['analytics'];
   } = {},
 ): Promise<TestServer> {
   const { dir, remove } = options.dataDir
@@ -63,6 +64,7 @@ export async function createTestServer(
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),
+    ...(options.analytics ? { analytics: options.analytics } : {}),
   });
   return {
     ...server,

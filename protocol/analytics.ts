@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CheckBody } from './check.ts';
+import { type CheckBody, checkBodySchema, isHostname, nameSchema } from './check.ts';
 
 /**
  * Web analytics and JavaScript errors (docs/analytics.md): the tracker's events (`POST /e`), the
@@ -90,6 +90,26 @@ export const trackerEventSchema = z.discriminatedUnion('k', [
   }),
 ]);
 export type TrackerEvent = z.infer<typeof trackerEventSchema>;
+
+/**
+ * A site's host name, as mon.toml's `[[service]] sites` and `POST /api/v1/sites` take it: lowercase,
+ * like `example.com`, without scheme, port, path or final dot; it matches exactly that host.
+ */
+export const siteDomainSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine(
+    (v) => isHostname(v) && !v.endsWith('.'),
+    'must be a host name such as example.com (no scheme, port or path)',
+  );
+
+/** Body of `POST /api/v1/sites` (SiteBody). */
+export const siteBodySchema = z.strictObject({
+  domain: siteDomainSchema,
+  service: nameSchema.optional(),
+  check: checkBodySchema.nullable().optional(),
+});
 
 /** `POST /api/v1/sites`. */
 export type SiteBody = {

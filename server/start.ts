@@ -60,6 +60,7 @@ export type Server = {
   checks: ReturnType<typeof createChecks>;
   accounts: ReturnType<typeof createAccounts>;
   hosts: ReturnType<typeof createHosts>;
+  analytics: ReturnType<typeof createAnalytics>;
   /** Stops accepting, waits for requests in flight, stops the features, flushes the writer, closes the database. */
   close(): Promise<void>;
 };
@@ -151,6 +152,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     checks,
     accounts,
     hosts,
+    analytics,
     close() {
       closing ??= (async () => {
         await app.close();

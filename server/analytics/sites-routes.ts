@@ -1,5 +1,15 @@
 import type { FastifyInstance } from 'fastify';
+import { type SiteCreated, siteBodySchema } from '../../protocol/analytics.ts';
+import type { CheckBody } from '../../protocol/check.ts';
+import { liveKeys } from '../../protocol/live.ts';
 import type { CheckEngine } from '../checks/engine.ts';
+import { insertApiCheck, newApiCheck } from '../checks/manage.ts';
+import { publicBase, withHeaderValues } from '../checks/routes.ts';
+import { ensureService } from '../checks/store.ts';
+import { conflict, invalid } from '../problem.ts';
+import { exists } from '../store/rows.ts';
+import { statement } from '../store/statements.ts';
+import { trackerSnippet } from './tracker.ts';
 import type { Sites } from './types.ts';
 
 /** `POST /api/v1/sites`: atomic; creates the service when missing and the check, if any; answers the snippet. */
@@ -8,8 +18,71 @@ export function registerSites(
   engine: CheckEngine,
   sites: Sites & { refresh(): void },
 ): void {
-  void app;
-  void engine;
-  void sites;
-  // Stand-in until built: no route yet.
+  app.post('/api/v1/sites', async (request, reply) => {
+    const body = siteBodySchema.parse(request.body);
+    const added = await addSite(engine, sites, {
+      domain: body.domain,
+      service: body.service ?? defaultServiceName(body.domain),
+      check: body.check ?? null,
+    });
+    const answer: SiteCreated = {
+      ...added,
+      snippet: trackerSnippet(publicBase(engine.deps, request), added.domain),
+    };
+    return reply.code(201).send(answer);
+  });
+}
+
+/** The service of a site added without one: its domain with dots as dashes (`shop.example.com` → `shop-example-com`). */
+export function defaultServiceName(domain: string): string {
+  return domain.replaceAll('.', '-');
+}
+
+/**
+ * In one writer job: creates the service when missing (a panel service), adds the check, if any, as
+ * `POST /checks` would, and stores the site. Any refusal leaves nothing behind. The site is known to
+ * `POST /e` once committed.
+ */
+async function addSite(
+  engine: CheckEngine,
+  sites: Sites & { refresh(): void },
+  input: { domain: string; service: string; check: CheckBody | null },
+): Promise<Omit<SiteCreated, 'snippet'>> {
+  const { deps } = engine;
+  const { domain, service } = input;
+  if (input.check && input.check.service !== service) {
+    throw invalid('check.service', `must be the site's service ("${service}")`);
+  }
+  const rec = input.check
+    ? newApiCheck(engine, withHeaderValues(input.check, null, 'check.'), 'check.')
+    : null;
+  const now = deps.clock.now();
+  await deps.store.writer.run((db, tx) => {
+    // Read inside the job: a mon.toml loaded meanwhile, or a site added meanwhile, counts.
+    const config = deps.config.current();
+    const inFile = config.services.find((s) => s.sites.includes(domain));
+    if (inFile) throw conflict(`the site ${domain} belongs to the service "${inFile.name}" in mon.toml`);
+    if (exists(db, 'SELECT 1 FROM sites WHERE domain = ?', domain)) {
+      throw conflict(`the site ${domain} exists`);
+    }
+    if (
+      config.services.some((s) => s.name === service) ||
+      exists(db, 'SELECT 1 FROM services WHERE name = ? AND managed = 1', service)
+    ) {
+      throw conflict(`the service "${service}" is defined in mon.toml; list the site in its sites there`);
+    }
+    if (exists(db, 'SELECT 1 FROM checks WHERE name = ?', service)) {
+      throw conflict(`a check named "${service}" exists`);
+    }
+    ensureService(db, service, now);
+    if (rec) insertApiCheck(engine, db, tx, rec, 'check.');
+    statement(db, 'INSERT INTO sites (domain, service, created_at) VALUES (?, ?, ?)').run(
+      domain,
+      service,
+      now,
+    );
+    tx.afterCommit(() => sites.refresh());
+    tx.invalidate(liveKeys.service(service), liveKeys.overview);
+  });
+  return { domain, service, check: rec?.id ?? null };
 }

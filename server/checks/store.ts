@@ -249,15 +249,16 @@ export function nameConflict(
 }
 
 /**
- * Removes a panel service that no check uses any more and no host is linked to (`POST
- * /discovered/monitor`), so that its name is free again.
+ * Removes a panel service that no check uses any more, no host is linked to (`POST
+ * /discovered/monitor`) and no site belongs to (`POST /api/v1/sites`), so that its name is free again.
  */
 export function dropServiceIfEmpty(db: DatabaseSync, service: string): void {
   statement(
     db,
     `DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)
-       AND NOT EXISTS (SELECT 1 FROM service_hosts WHERE service = ?)`,
-  ).run(service, service, service);
+       AND NOT EXISTS (SELECT 1 FROM service_hosts WHERE service = ?)
+       AND NOT EXISTS (SELECT 1 FROM sites WHERE service = ?)`,
+  ).run(service, service, service, service);
 }
 
 export type Change = {

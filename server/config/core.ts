@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { isHostname, nameSchema } from '../../protocol/check.ts';
+import { siteDomainSchema } from '../../protocol/analytics.ts';
+import { nameSchema } from '../../protocol/check.ts';
 import { durationSchema, formatDuration } from './durations.ts';
 import { DAY, httpUrl } from './fields.ts';
 import { type Built, configSection, type TomlTable } from './section.ts';
@@ -100,19 +101,10 @@ const repositorySchema = z
   .trim()
   .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'must be owner/name, such as acme/shop');
 
-const siteSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .refine(
-    (v) => isHostname(v) && !v.endsWith('.'),
-    'must be a host name such as example.com (no scheme, port or path)',
-  );
-
 const fileServiceSchema = z.strictObject({
   name: nameSchema,
   hosts: z.array(nameSchema).default([]),
-  sites: z.array(siteSchema).default([]),
+  sites: z.array(siteDomainSchema).default([]),
   depends_on: z.array(nameSchema).default([]),
   tier: z.enum(serviceTiers).default('standard'),
   repository: repositorySchema.optional(),

@@ -88,6 +88,8 @@ export type ServiceSummary = {
   status: CheckStatus;
   /** Its hosts (`[[service]] hosts`). */
   hosts: string[];
+  /** Its web sites (`[[service]] sites` and `POST /api/v1/sites`), sorted. */
+  sites: string[];
   uptime: { day: number | null };
   checks: {
     id: string;
@@ -105,6 +107,8 @@ export type ServiceRead = {
   status: CheckStatus;
   /** In maintenance now (a window of the service, one of its hosts, or everything); else null. */
   maintenance: MaintenanceNow | null;
+  /** Its web sites (`[[service]] sites` and `POST /api/v1/sites`), sorted. */
+  sites: string[];
   uptime: Uptime;
   uptimeSpan: UptimeSpans;
   checks: CheckRow[];

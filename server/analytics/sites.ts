@@ -1,3 +1,5 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { FileService } from '../config/core.ts';
 import type { Deps } from '../deps.ts';
 import { all, mapper, text } from '../store/rows.ts';
 import type { Sites } from './types.ts';
@@ -7,20 +9,38 @@ type Site = { domain: string; service: string };
 const siteRow = mapper({ domain: text, service: text });
 
 /**
- * Known sites: mon.toml's `[[service]] sites` and those added by `POST /api/v1/sites` (the `sites`
- * table); a domain in both is the file's. Kept in memory: renewed after each mon.toml that loads and
- * by `refresh()` after a site is added.
+ * Known sites, sorted by domain: those added by `POST /api/v1/sites` (the `sites` table) and mon.toml's
+ * `[[service]] sites`; a domain in both is the file's. Reads that have no `Sites` service at hand (the
+ * services and incident reads, made before analytics) call this; it reads one small table.
+ */
+export function readSites(db: DatabaseSync, services: readonly FileService[]): Site[] {
+  const byDomain = new Map<string, Site>();
+  for (const row of all(db, 'SELECT domain, service FROM sites', siteRow)) byDomain.set(row.domain, row);
+  for (const s of services) {
+    for (const domain of s.sites) byDomain.set(domain, { domain, service: s.name });
+  }
+  return [...byDomain.values()].sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+}
+
+/** Each service's sites, sorted by domain (readSites). */
+export function sitesByService(db: DatabaseSync, services: readonly FileService[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const site of readSites(db, services)) {
+    const list = out.get(site.service) ?? [];
+    list.push(site.domain);
+    out.set(site.service, list);
+  }
+  return out;
+}
+
+/**
+ * Known sites (readSites), kept in memory for `POST /e`: renewed after each mon.toml that loads and by
+ * `refresh()` after a site is added.
  */
 export function createSites(deps: Deps): Sites & { refresh(): void } {
   let byDomain = new Map<string, Site>();
   const refresh = () => {
-    const next = new Map<string, Site>();
-    for (const row of all(deps.store.read, 'SELECT domain, service FROM sites', siteRow))
-      next.set(row.domain, row);
-    for (const s of deps.config.current().services) {
-      for (const domain of s.sites) next.set(domain, { domain, service: s.name });
-    }
-    byDomain = new Map([...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    byDomain = new Map(readSites(deps.store.read, deps.config.current().services).map((s) => [s.domain, s]));
   };
   refresh();
   deps.config.onChange(refresh);

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } from '../../protocol/reads.ts';
+import { sitesByService } from '../analytics/sites.ts';
 import { changesBetween, deploysOf } from '../deploys/read.ts';
 import { invalid } from '../problem.ts';
 import { all, int, type Mapper, mapper, nullable, real, text } from '../store/rows.ts';
@@ -178,6 +179,7 @@ export function readServices(engine: CheckEngine): ServicesList {
   const byService = groupByService(engine);
   const windows = recentMaintenance(db, now);
   const services = engine.deps.config.current().services;
+  const sites = sitesByService(db, services);
   return {
     services: listServices(db).map((s) => {
       const entries = byService.get(s.name) ?? [];
@@ -187,6 +189,7 @@ export function readServices(engine: CheckEngine): ServicesList {
         managed: s.managed,
         status: worstStatus(entries),
         hosts: services.find((f) => f.name === s.name)?.hosts ?? [],
+        sites: sites.get(s.name) ?? [],
         uptime: {
           day: uptimePercent(
             dayTotals(
@@ -216,12 +219,14 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
   if (!service) return null;
   const entries = groupByService(engine).get(name) ?? [];
   const now = engine.deps.clock.now();
-  const held = heldService(recentMaintenance(db, now), engine.deps.config.current().services, name, now);
+  const services = engine.deps.config.current().services;
+  const held = heldService(recentMaintenance(db, now), services, name, now);
   return {
     name,
     managed: service.managed,
     status: worstStatus(entries),
     maintenance: held.now,
+    sites: sitesByService(db, services).get(name) ?? [],
     uptime: uptimes(
       db,
       entries.map((e) => e.rec.id),

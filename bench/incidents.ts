@@ -139,7 +139,7 @@ export const benchmark: Benchmark = {
     };
     const list = median(() => readIncidents(store.read, graph, { from: now - 30 * DAY, to: now }));
     const count = readIncidents(store.read, graph, { from: now - 30 * DAY, to: now }).incidents.length;
-    const one = median(() => readIncident(store.read, graph, statusOf, target, now));
+    const one = median(() => readIncident(store.read, graph, statusOf, () => [], target, now));
     await store.close();
     remove();
     return [

@@ -7,6 +7,7 @@ import type {
   IncidentsList,
 } from '../../protocol/incidents.ts';
 import type { CheckStatus } from '../../protocol/reads.ts';
+import { visitorsAround } from '../analytics/series.ts';
 import { HOUR, readSeries } from '../checks/rollups.ts';
 import { incidentHosts } from '../hosts/incident-view.ts';
 import { deliveriesOf } from '../notify/deliveries.ts';
@@ -78,12 +79,14 @@ function summary(i: IncidentRecord, alerts: AlertRecord[], graph: ServiceGraph):
 
 /**
  * `GET /api/v1/incidents/{id}`, or null for an unknown id. Likely causes are ranked as it is read;
- * `statusOf` gives a check's status now (null for a check that is gone).
+ * `statusOf` gives a check's status now (null for a check that is gone); `sitesOf` a service's sites,
+ * sorted.
  */
 export function readIncident(
   db: DatabaseSync,
   graph: ServiceGraph,
   statusOf: (checkId: string) => CheckStatus | null,
+  sitesOf: (service: string) => readonly string[],
   id: string,
   now: number,
 ): IncidentRead | null {
@@ -104,9 +107,31 @@ export function readIncident(
     responseTimes: responseTimes(db, alerts, from, Math.min(now, end + AROUND_MS), now),
     deliveries: deliveriesOf(db, id),
     hosts: incidentHosts(db, scope.hosts, incident.startedAt, incident.resolvedAt, now),
-    // Stand-in until the sites of its services are read.
-    visitors: null,
+    visitors: visitorsOf(db, scope.services, sitesOf, incident, now),
   };
+}
+
+/**
+ * The visitors of the first site of the first of its services that has one, from an hour before the
+ * start to an hour after its resolution (or now); null when none of its services has a site.
+ */
+function visitorsOf(
+  db: DatabaseSync,
+  services: readonly string[],
+  sitesOf: (service: string) => readonly string[],
+  incident: IncidentRecord,
+  now: number,
+): IncidentRead['visitors'] {
+  const site = services.map(sitesOf).find((sites) => sites.length > 0)?.[0];
+  if (site === undefined) return null;
+  const end = incident.resolvedAt ?? now;
+  return visitorsAround(db, site, {
+    from: incident.startedAt - AROUND_MS,
+    to: Math.min(now, end + AROUND_MS),
+    start: incident.startedAt,
+    end,
+    now,
+  });
 }
 
 function alertRead(a: AlertRecord, statusOf: (checkId: string) => CheckStatus | null): IncidentAlert {

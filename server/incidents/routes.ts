@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sitesByService } from '../analytics/sites.ts';
 import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
@@ -27,11 +28,13 @@ export function registerIncidents(
 
   app.get<IdParams>('/api/v1/incidents/:id', async (request) => {
     const statusOf = (checkId: string) => engine.get(checkId)?.rec.state.status ?? null;
+    const sites = sitesByService(deps.store.read, deps.config.current().services);
     const { id } = request.params;
     const incident = readIncident(
       deps.store.read,
       ctx.graph(deps.store.read),
       statusOf,
+      (service) => sites.get(service) ?? [],
       id,
       deps.clock.now(),
     );

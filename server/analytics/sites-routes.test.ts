@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SiteCreated } from '../../protocol/analytics.ts';
 import type { LiveKey } from '../../protocol/live.ts';
@@ -6,7 +8,7 @@ import type { ServiceRead, ServicesList } from '../../protocol/reads.ts';
 import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
 import { fileService } from '../incidents/testkit.ts';
 import { all, mapper, text } from '../store/rows.ts';
-import type { TestServer } from '../testing.ts';
+import { createTestServer, type TestServer, tempDir } from '../testing.ts';
 
 /** mon.toml has the service `files` with the site files.example, and the public URL https://mon.example. */
 async function sitesServer() {
@@ -207,4 +209,29 @@ test('services show their sites, the file’s and the API’s; a domain in both 
     domain: 'www.shop.example',
     service: 'files',
   });
+});
+
+test('the configuration export has the file’s sites, not those added through the API', async (t) => {
+  const work = tempDir();
+  const configPath = join(work.dir, 'mon.toml');
+  writeFileSync(configPath, '[[service]]\nname = "files"\nsites = ["files.example"]\n');
+  const server = await createTestServer({
+    configPath,
+    authenticate: async () => ({ kind: 'token', tokenId: 't1', scope: 'write', label: 'test' }),
+  });
+  t.after(async () => {
+    await server.dispose();
+    work.remove();
+  });
+  const check = { name: 'blog-home', service: 'blog-example', kind: 'http', target: 'https://blog.example/' };
+  const added = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/sites',
+    payload: { domain: 'blog.example', check },
+  });
+  assert.equal(added.statusCode, 201, added.body);
+  const { toml } = (await server.app.inject({ method: 'GET', url: '/api/v1/config/export' })).json() as Any;
+  assert.match(toml, /sites = \[ "files\.example" \]/);
+  assert.match(toml, /name = "blog-home"/, 'the panel check is exported');
+  assert.doesNotMatch(toml, /"blog\.example"/);
 });

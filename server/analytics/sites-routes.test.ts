@@ -166,6 +166,11 @@ test('a refused site leaves no service, no check and no site behind', async (t) 
     [{ domain: 'shop.example.', service: 'shop' }, 422, /^domain: must be a host name/],
     [{ service: 'shop' }, 422, /^domain: required/],
     [{ domain: 'shop.example', service: 'a/b' }, 422, /^service: /],
+    [
+      { domain: `${'a'.repeat(60)}.${'b'.repeat(60)}.example` },
+      422,
+      /^service: required for a domain this long/,
+    ],
     [{ domain: 'shop.example', service: 'shop', extra: 1 }, 422, /extra/],
   ];
   for (const [body, status, detail] of cases) {

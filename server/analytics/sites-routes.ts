@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type SiteCreated, siteBodySchema } from '../../protocol/analytics.ts';
 import type { CheckBody } from '../../protocol/check.ts';
 import { liveKeys } from '../../protocol/live.ts';
+import { nameProblem } from '../../protocol/text.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import { insertApiCheck, newApiCheck } from '../checks/manage.ts';
 import { publicBase, withHeaderValues } from '../checks/routes.ts';
@@ -20,11 +21,10 @@ export function registerSites(
 ): void {
   app.post('/api/v1/sites', async (request, reply) => {
     const body = siteBodySchema.parse(request.body);
-    const added = await addSite(engine, sites, {
-      domain: body.domain,
-      service: body.service ?? defaultServiceName(body.domain),
-      check: body.check ?? null,
-    });
+    const service = body.service ?? defaultServiceName(body.domain);
+    // A domain may be longer than a service name may be.
+    if (nameProblem(service) !== null) throw invalid('service', 'required for a domain this long');
+    const added = await addSite(engine, sites, { domain: body.domain, service, check: body.check ?? null });
     const answer: SiteCreated = {
       ...added,
       snippet: trackerSnippet(publicBase(engine.deps, request), added.domain),

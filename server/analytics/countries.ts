@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
 import { Reader, type Response } from 'mmdb-lib';
 import type { Deps } from '../deps.ts';
 import { privateReason } from '../http/private-addresses.ts';
@@ -40,10 +41,13 @@ export type Countries = {
 /** A lookup over one database file; throws when the file cannot be read as one. */
 export function openCountryDatabase(path: string): Countries {
   const reader = new Reader<Response>(readFileSync(path));
+  const ipv4Only = reader.metadata.ipVersion === 4;
   return {
     of(address) {
       // Private ranges are no one's country, though some databases name one for them.
       if (privateReason(address) !== null) return null;
+      // An IPv4 database read with an IPv6 address answers some IPv4 network's country.
+      if (ipv4Only && isIP(address) !== 4) return null;
       try {
         return codeOf(reader.get(address));
       } catch {

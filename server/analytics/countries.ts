@@ -7,7 +7,7 @@ import { privateReason } from '../http/private-addresses.ts';
 
 /**
  * Countries of visitor addresses, offline: the database shipped in `@ip-location-db/geo-whois-asn-country-mmdb`
- * (whois and ASN data, CC0), or a MaxMind-format file named by `[analytics] country_database`
+ * (the registries' whois and routing data, published by the NRO), or a MaxMind-format file named by `[analytics] country_database`
  * (GeoLite2-Country, say). Read once into memory; a reload of mon.toml that names another file reads
  * that one.
  */

@@ -6,10 +6,10 @@ import type { Deps } from '../deps.ts';
 import { privateReason } from '../http/private-addresses.ts';
 
 /**
- * Countries of visitor addresses, offline: the database shipped in `@ip-location-db/geo-whois-asn-country-mmdb`
- * (the registries' whois and routing data, published by the NRO), or a MaxMind-format file named by `[analytics] country_database`
- * (GeoLite2-Country, say). Read once into memory; a reload of mon.toml that names another file reads
- * that one.
+ * Countries of visitor addresses, offline: the database shipped in
+ * `@ip-location-db/geo-whois-asn-country-mmdb` (the registries' whois and routing data, published by
+ * the NRO), or a MaxMind-format file named by `[analytics] country_database` (GeoLite2-Country, say).
+ * Read once into memory; a reload of mon.toml that names another file reads that one.
  */
 
 /** The database mon ships, IPv4 and IPv6 in one file. */

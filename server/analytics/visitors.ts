@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { DAY, HOUR } from '../checks/rollups.ts';
 import type { Deps } from '../deps.ts';
 import { blob, scalar } from '../store/rows.ts';
@@ -23,10 +23,11 @@ const SALT_BYTES = 32;
 const ID_BYTES = 16;
 
 export function createVisitorIds(deps: Deps): VisitorIds {
-  // One promise per day: concurrent first calls of a day share one writer job, hence one salt.
-  const salts = new Map<number, Promise<Buffer>>();
+  // One promise per day: concurrent first calls of a day share one writer job, hence one salt. Kept
+  // as a key object: an HMAC made from one costs a tenth of one made from the bytes.
+  const salts = new Map<number, Promise<KeyObject>>();
 
-  const saltOf = (day: number): Promise<Buffer> => {
+  const saltOf = (day: number): Promise<KeyObject> => {
     let salt = salts.get(day);
     if (!salt) {
       salt = deps.store.writer.run((db) => {
@@ -35,7 +36,9 @@ export function createVisitorIds(deps: Deps): VisitorIds {
           day,
           randomBytes(SALT_BYTES),
         );
-        return Buffer.from(scalar(db, 'SELECT salt FROM analytics_salts WHERE day = ?', blob, day));
+        return createSecretKey(
+          Buffer.from(scalar(db, 'SELECT salt FROM analytics_salts WHERE day = ?', blob, day)),
+        );
       });
       salts.set(day, salt);
       // Storage could not take it: the next event of the day tries again.
@@ -49,12 +52,9 @@ export function createVisitorIds(deps: Deps): VisitorIds {
   return {
     async idOf(site, address, userAgent, now) {
       const salt = await saltOf(Math.floor(now / DAY) * DAY);
+      // None of the three holds a line break (a header cannot), so the joined text is unambiguous.
       return createHmac('sha256', salt)
-        .update(site)
-        .update('\n')
-        .update(address)
-        .update('\n')
-        .update(userAgent)
+        .update(`${site}\n${address}\n${userAgent}`)
         .digest()
         .subarray(0, ID_BYTES)
         .toString('hex');

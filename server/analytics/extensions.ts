@@ -5,7 +5,15 @@
 const extensionUrl =
   /\b(?:chrome-extension|moz-extension|safari-extension|safari-web-extension|webkit-masked-url):\/\//i;
 
-/** Whether a JavaScript error comes from a browser extension: its script or any frame of its stack. */
-export function fromExtension(error: { script?: string | undefined; stack?: string | undefined }): boolean {
-  return extensionUrl.test(error.script ?? '') || extensionUrl.test(error.stack ?? '');
+/**
+ * Where a tracker error (`x` event) shows that it comes from a browser extension: its script (`s`),
+ * a frame of its stack (`st`), or null when neither does.
+ */
+export function extensionField(error: {
+  s?: string | undefined;
+  st?: string | undefined;
+}): 's' | 'st' | null {
+  if (extensionUrl.test(error.s ?? '')) return 's';
+  if (extensionUrl.test(error.st ?? '')) return 'st';
+  return null;
 }

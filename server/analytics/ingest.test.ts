@@ -193,6 +193,7 @@ test('each refusal has its status and its reason in mon_ingest_rejected_total, a
       send: () => kit.send(extensionError({ s: 'chrome-extension://abcdef/content.js' })),
       status: 422,
       reason: 'extension',
+      detail: /^s: /,
     },
     {
       name: 'extension frame',

@@ -4,12 +4,12 @@ import { clientAddress, peerAddress, rateKey, trustedProxies } from '../auth/cli
 import { RateLimiter } from '../auth/rate-limit.ts';
 import type { Deps } from '../deps.ts';
 import type { rejectReasons } from '../metrics.ts';
-import { Problem, tooMany } from '../problem.ts';
+import { forbidden, invalid, notFound, Problem, tooMany } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import { createCountries } from './countries.ts';
 import { trackerItem } from './enrich.ts';
 import { readTrackerEvent } from './event-body.ts';
-import { fromExtension } from './extensions.ts';
+import { extensionField } from './extensions.ts';
 import type { SharedAddressWatch } from './shared-address.ts';
 import type { Sites, TrackerItem } from './types.ts';
 import { UserAgents } from './user-agents.ts';
@@ -108,23 +108,15 @@ export function registerIngest(
       }
       const { event, page } = read;
       const site = knownSite(sites, event.d);
-      if (!site)
-        return refuse(reply, 'unknown_site', new Problem(404, 'not found', 'no site has this domain'));
+      if (!site) return refuse(reply, 'unknown_site', notFound('no site has this domain'));
       const userAgent = request.headers['user-agent'];
       const traits = agents.of(userAgent);
       if (traits.bot || event.h === 1) {
-        return refuse(
-          reply,
-          'bot',
-          new Problem(403, 'forbidden', 'bots and automated browsers are not counted'),
-        );
+        return refuse(reply, 'bot', forbidden('bots and automated browsers are not counted'));
       }
-      if (event.k === 'x' && fromExtension({ script: event.s, stack: event.st })) {
-        return refuse(
-          reply,
-          'extension',
-          new Problem(422, 'invalid value', 'the error comes from a browser extension'),
-        );
+      const extension = event.k === 'x' ? extensionField(event) : null;
+      if (extension) {
+        return refuse(reply, 'extension', invalid(extension, 'the error comes from a browser extension'));
       }
       const address = addresses.get(request)!;
       const ts = deps.clock.now();

@@ -1,6 +1,7 @@
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import type { Tx } from '../store/writer.ts';
 import { applyTrackerItems } from './apply.ts';
 import { createAnalyticsHousekeeping } from './housekeeping.ts';
 import { registerIngest } from './ingest.ts';
@@ -20,6 +21,8 @@ const EVENTS_PER_JOB = 2_000;
 export type AnalyticsOptions = {
   /** Tracker events waiting for storage at most (default 20,000). */
   maxWaitingEvents?: number;
+  /** Replaces how tracker events are stored (tests of the request side record what arrives). */
+  applyItems?: (tx: Tx, items: TrackerItem[]) => void;
 };
 
 /**
@@ -35,7 +38,7 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
     maxAcknowledged: options.maxWaitingEvents ?? MAX_WAITING_EVENTS,
     maxBatch: EVENTS_PER_JOB,
     onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    apply: (tx, items) => applyTrackerItems(tx, items),
+    apply: options.applyItems ?? ((tx, items) => applyTrackerItems(tx, items)),
   });
   const feature: Feature = {
     name: 'analytics',

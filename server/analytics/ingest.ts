@@ -1,15 +1,43 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_TRACKER_BODY_BYTES } from '../../protocol/analytics.ts';
+import { clientAddress, peerAddress, rateKey, trustedProxies } from '../auth/client-address.ts';
+import { RateLimiter } from '../auth/rate-limit.ts';
 import type { Deps } from '../deps.ts';
+import type { rejectReasons } from '../metrics.ts';
+import { forbidden, invalid, notFound, Problem, tooMany } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
+import { createCountries } from './countries.ts';
+import { trackerItem } from './enrich.ts';
+import { readTrackerEvent } from './event-body.ts';
+import { extensionField } from './extensions.ts';
 import type { SharedAddressWatch } from './shared-address.ts';
 import type { Sites, TrackerItem } from './types.ts';
+import { UserAgents } from './user-agents.ts';
 import type { VisitorIds } from './visitors.ts';
+
+/** Tracker events per visitor address (SPEC.md, Limits): a burst of 30, then 2 a second. */
+export const TRACKER_BURST = 30;
+export const TRACKER_PER_SECOND = 2;
+
+type Reason = (typeof rejectReasons)[number];
+
+/** Statuses fastify itself answers before the handler (a chunked body too large, a content type it does not read). */
+const malformedStatuses = new Set([400, 413, 415]);
+
+/** The known site of a tracker's domain: as sent, lowercased, or its bare domain for `www.`. */
+export function knownSite(sites: Sites, domain: string): { domain: string; service: string } | null {
+  const name = domain.trim().toLowerCase().replace(/\.$/, '');
+  return sites.find(name) ?? (name.startsWith('www.') ? sites.find(name.slice(4)) : null);
+}
 
 /**
  * `POST /e`: a tracker event. Refused (and counted in `mon_ingest_rejected_total{reason}`): a body over
  * 8 KiB or malformed (`invalid`), an unknown site (`unknown_site`), a bot or automated browser (`bot`),
  * an error from a browser extension (`extension`), a visitor address over its rate (`rate_limited`,
  * 429), a full queue (`queue_full`, 503). Answered 204 only once the event is stored.
+ *
+ * Refusals are answered here rather than thrown: they are counted, never logged, so that a flood costs
+ * little and no visitor's address reaches the log.
  */
 export function registerIngest(
   app: FastifyInstance,
@@ -21,8 +49,97 @@ export function registerIngest(
     shared: SharedAddressWatch;
   },
 ): void {
-  void app;
-  void deps;
-  void services;
-  // Stand-in until built: no route yet.
+  const { queue, sites, visitors, shared } = services;
+  const limiter = new RateLimiter({ burst: TRACKER_BURST, perSecond: TRACKER_PER_SECOND, clock: deps.clock });
+  const agents = new UserAgents();
+  const countries = createCountries(deps);
+  const addresses = new WeakMap<FastifyRequest, string>();
+
+  const refuse = (reply: FastifyReply, reason: Reason, problem: Problem) => {
+    deps.metrics.ingestRejected.inc({ reason });
+    if (problem.retryAfter !== undefined) reply.header('retry-after', String(problem.retryAfter));
+    return reply.code(problem.status).type('application/problem+json').send(problem.body());
+  };
+
+  void app.register(async (scope) => {
+    // The tracker sends JSON as text/plain (a simple request: no preflight); JSON is read here.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(['text/plain', 'application/json'], { parseAs: 'string' }, (_r, body, done) =>
+      done(null, body),
+    );
+
+    // The page's fetch reads the answer only when the origin is allowed; every answer allows all.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('access-control-allow-origin', '*');
+      return payload;
+    });
+
+    // Before a byte of the body is read: its announced size, then the address's rate.
+    scope.addHook('onRequest', async (request, reply) => {
+      if (Number(request.headers['content-length']) > MAX_TRACKER_BODY_BYTES) {
+        return refuse(reply, 'invalid', new Problem(413, 'body too large', 'the body is over 8 KiB'));
+      }
+      const address = clientAddress(request, trustedProxies(deps.config.current().server.trustedProxies));
+      const decision = limiter.take(rateKey(address));
+      if (!decision.ok) {
+        return refuse(
+          reply,
+          'rate_limited',
+          tooMany(decision.retryAfter, 'too many events from this address'),
+        );
+      }
+      addresses.set(request, address);
+    });
+
+    scope.addHook('onError', async (_request, _reply, error) => {
+      const status = (error as { statusCode?: number }).statusCode;
+      if (!(error instanceof Problem) && status !== undefined && malformedStatuses.has(status)) {
+        deps.metrics.ingestRejected.inc({ reason: 'invalid' });
+      }
+    });
+
+    scope.post('/e', async (request, reply) => {
+      let read: ReturnType<typeof readTrackerEvent>;
+      try {
+        read = readTrackerEvent(request.body);
+      } catch (error) {
+        if (error instanceof Problem) return refuse(reply, 'invalid', error);
+        throw error;
+      }
+      const { event, page } = read;
+      const site = knownSite(sites, event.d);
+      if (!site) return refuse(reply, 'unknown_site', notFound('no site has this domain'));
+      const userAgent = request.headers['user-agent'];
+      const traits = agents.of(userAgent);
+      if (traits.bot || event.h === 1) {
+        return refuse(reply, 'bot', forbidden('bots and automated browsers are not counted'));
+      }
+      const extension = event.k === 'x' ? extensionField(event) : null;
+      if (extension) {
+        return refuse(reply, 'extension', invalid(extension, 'the error comes from a browser extension'));
+      }
+      const address = addresses.get(request)!;
+      const ts = deps.clock.now();
+      const visitor = await visitors.idOf(site.domain, address, userAgent ?? '', ts);
+      const item = trackerItem(event, page, {
+        site: site.domain,
+        ts,
+        visitor,
+        traits,
+        country: countries.of(address),
+      });
+      // Answered once stored; a full queue rejects with 503 (counted by the queue as `queue_full`).
+      await queue.submit(item);
+      deps.metrics.ingestAccepted.inc({ endpoint: 'tracker' });
+      shared.note(site.domain, ts, address, visitor, untrustedPeer(deps, request));
+      return reply.code(204).send();
+    });
+  });
+}
+
+/** The peer, when it sent X-Forwarded-For and is not a trusted proxy (mon then takes it for the visitor). */
+function untrustedPeer(deps: Deps, request: FastifyRequest): string | null {
+  if (request.headers['x-forwarded-for'] === undefined) return null;
+  const peer = peerAddress(request);
+  return trustedProxies(deps.config.current().server.trustedProxies).has(peer) ? null : peer;
 }

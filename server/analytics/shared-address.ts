@@ -1,27 +1,136 @@
 import type { SharedAddress } from '../../protocol/analytics.ts';
+import { HOUR } from '../checks/rollups.ts';
+import { DistinctCount } from './distinct-count.ts';
+
+/** Hours looked back. */
+const WINDOW_HOURS = 24;
+/** Untrusted forwarding peers counted per site and hour at most. */
+const MAX_PEERS = 64;
+/** Client addresses followed per site and hour at most. */
+const MAX_ADDRESSES = 2_000;
+/** (address, visitor) pairs kept per site and hour at most: about 20 bytes each. */
+const MAX_PAIRS = 20_000;
+/** A proxy is named when this many visitors share its address… */
+export const PROXY_MIN_VISITORS = 20;
+/** …and they are at least this percent of the site's visitors. */
+export const PROXY_MIN_PERCENT = 10;
+
+type Hour = {
+  at: number;
+  events: number;
+  forwarded: Map<string, number>;
+  visitors: DistinctCount;
+  /** Visitors per client address, by the first 32 bits of their id. */
+  byAddress: Map<string, Set<number>>;
+  pairs: number;
+};
+
+const percent = (part: number, whole: number) => Math.round((1000 * Math.min(part, whole)) / whole) / 10;
 
 /**
  * Visitors who share an address, per site, in memory over the last 24 hours (docs/analytics.md):
  * events forwarded by a peer not in `trusted_proxies`, and client addresses many visitors share.
- * Bounded: a flood of addresses cannot grow it.
+ * Bounded: a flood of addresses cannot grow it. Addresses are never logged.
  */
 export class SharedAddressWatch {
+  private readonly sites = new Map<string, Hour[]>();
+
   /** Counts one accepted event; `untrustedPeer` is its peer when it carried X-Forwarded-For from outside `trusted_proxies`. */
   note(site: string, now: number, address: string, visitor: string, untrustedPeer: string | null): void {
-    void site;
-    void now;
-    void address;
-    void visitor;
-    void untrustedPeer;
-    // Stand-in until built.
+    const hour = this.hourOf(site, now);
+    hour.events++;
+    hour.visitors.add(visitor);
+    if (untrustedPeer !== null) {
+      const seen = hour.forwarded.get(untrustedPeer);
+      if (seen !== undefined || hour.forwarded.size < MAX_PEERS)
+        hour.forwarded.set(untrustedPeer, (seen ?? 0) + 1);
+    }
+    let visitors = hour.byAddress.get(address);
+    if (!visitors) {
+      if (hour.byAddress.size >= MAX_ADDRESSES) return;
+      visitors = new Set();
+      hour.byAddress.set(address, visitors);
+    }
+    const key = Number.parseInt(visitor.slice(0, 8), 16);
+    if (hour.pairs < MAX_PAIRS && !visitors.has(key)) {
+      visitors.add(key);
+      hour.pairs++;
+    }
   }
 
   /** What the analytics read says of `site` at `now`; `trusted` says whether a peer is trusted now. */
   of(site: string, now: number, trusted: (peer: string) => boolean): SharedAddress {
-    void site;
-    void now;
-    void trusted;
-    // Stand-in until built: nothing seen.
-    return { forwarded: null, proxy: null };
+    const since = Math.floor(now / HOUR) * HOUR - (WINDOW_HOURS - 1) * HOUR;
+    const hours = (this.sites.get(site) ?? []).filter((h) => h.at >= since && h.at <= now);
+    let events = 0;
+    const visitors = new DistinctCount();
+    const byPeer = new Map<string, number>();
+    const byAddress = new Map<string, Set<number>>();
+    for (const hour of hours) {
+      events += hour.events;
+      visitors.merge(hour.visitors);
+      for (const [peer, n] of hour.forwarded) byPeer.set(peer, (byPeer.get(peer) ?? 0) + n);
+      for (const [address, ids] of hour.byAddress) {
+        const all = byAddress.get(address);
+        if (all) for (const id of ids) all.add(id);
+        else byAddress.set(address, new Set(ids));
+      }
+    }
+    return {
+      forwarded: worstPeer(byPeer, events, trusted),
+      proxy: busiestAddress(byAddress, visitors.estimate()),
+    };
   }
+
+  private hourOf(site: string, now: number): Hour {
+    const at = Math.floor(now / HOUR) * HOUR;
+    let hours = this.sites.get(site);
+    if (!hours) {
+      hours = [];
+      this.sites.set(site, hours);
+    }
+    let hour = hours.at(-1);
+    if (!hour || hour.at !== at) {
+      hour = {
+        at,
+        events: 0,
+        forwarded: new Map(),
+        visitors: new DistinctCount(),
+        byAddress: new Map(),
+        pairs: 0,
+      };
+      hours.push(hour);
+      while (hours.length > 0 && hours[0]!.at <= at - WINDOW_HOURS * HOUR) hours.shift();
+    }
+    return hour;
+  }
+}
+
+/** The peer that forwarded the most events and is still not trusted, with its share of the events. */
+function worstPeer(
+  byPeer: Map<string, number>,
+  events: number,
+  trusted: (peer: string) => boolean,
+): SharedAddress['forwarded'] {
+  let worst: { address: string; n: number } | null = null;
+  for (const [address, n] of byPeer) {
+    if (trusted(address)) continue;
+    if (!worst || n > worst.n || (n === worst.n && address < worst.address)) worst = { address, n };
+  }
+  if (!worst || events === 0) return null;
+  return { address: worst.address, sharePercent: percent(worst.n, events) };
+}
+
+/** The address most visitors share, when they are enough of them and of the site's visitors. */
+function busiestAddress(byAddress: Map<string, Set<number>>, siteVisitors: number): SharedAddress['proxy'] {
+  let best: { address: string; n: number } | null = null;
+  for (const [address, ids] of byAddress) {
+    const n = ids.size;
+    if (!best || n > best.n || (n === best.n && address < best.address)) best = { address, n };
+  }
+  if (!best || best.n < PROXY_MIN_VISITORS) return null;
+  // The site's count is an estimate: never below what one address alone shows.
+  const total = Math.max(siteVisitors, best.n);
+  if ((100 * best.n) / total < PROXY_MIN_PERCENT) return null;
+  return { address: best.address, visitors: best.n, sharePercent: percent(best.n, total) };
 }

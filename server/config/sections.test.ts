@@ -73,6 +73,8 @@ url = "https://edge.example.com/mon"
 token = "\${EDGE_TOKEN}"
 [watchdog.heartbeat]
 url = "https://hc.example.com/ping/\${HC_PING_ID}"
+[analytics]
+country_database = "/var/lib/mon/GeoLite2-Country.mmdb"
 `;
 const env = {
   OIDC_SECRET: 'oidc-client-secret',

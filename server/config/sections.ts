@@ -1,3 +1,4 @@
+import { analyticsSection } from '../analytics/config.ts';
 import { authSection } from '../auth/config.ts';
 import { checkSection, checkSettingsSection } from '../checks/config.ts';
 import { codehostSection } from '../deploys/config.ts';
@@ -34,6 +35,7 @@ const list = [
   notifySection,
   codehostSection,
   watchdogSection,
+  analyticsSection,
 ] as const;
 
 type Section = (typeof list)[number];

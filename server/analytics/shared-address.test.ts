@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { HOUR } from '../checks/rollups.ts';
+import { DistinctCount } from './distinct-count.ts';
+import { SharedAddressWatch } from './shared-address.ts';
+
+const T0 = Date.UTC(2026, 2, 1, 12);
+const visitorId = () => randomBytes(16).toString('hex');
+const nobodyTrusted = () => false;
+
+/** `n` visitors, each from an address of their own, one event each. */
+function others(watch: SharedAddressWatch, n: number, at = T0) {
+  for (let i = 0; i < n; i++) watch.note('shop.example', at, `81.2.${i >> 8}.${i & 255}`, visitorId(), null);
+}
+
+test('an untrusted peer that forwards events is named with its share of the events', () => {
+  const watch = new SharedAddressWatch();
+  others(watch, 70);
+  for (let i = 0; i < 30; i++) watch.note('shop.example', T0, `8.8.4.${i}`, visitorId(), '203.0.113.7');
+  assert.deepEqual(watch.of('shop.example', T0, nobodyTrusted), {
+    forwarded: { address: '203.0.113.7', sharePercent: 30 },
+    proxy: null,
+  });
+  // Trusted since (mon.toml reloaded): no longer named.
+  assert.equal(watch.of('shop.example', T0, (peer) => peer === '203.0.113.7').forwarded, null);
+  // Another site saw none of it.
+  assert.deepEqual(watch.of('blog.example', T0, nobodyTrusted), { forwarded: null, proxy: null });
+});
+
+test('an address is a proxy with at least 20 visitors making at least 10% of the site’s', () => {
+  const watch = new SharedAddressWatch();
+  others(watch, 75);
+  for (let i = 0; i < 19; i++) watch.note('shop.example', T0, '198.51.100.1', visitorId(), null);
+  assert.equal(watch.of('shop.example', T0, nobodyTrusted).proxy, null);
+  // The 20th visitor behind it; the same visitor again does not count twice.
+  const last = visitorId();
+  watch.note('shop.example', T0 + HOUR, '198.51.100.1', last, null);
+  watch.note('shop.example', T0 + HOUR, '198.51.100.1', last, null);
+  const proxy = watch.of('shop.example', T0 + HOUR, nobodyTrusted).proxy;
+  assert.equal(proxy?.address, '198.51.100.1');
+  assert.equal(proxy?.visitors, 20);
+  // 20 of about 95 visitors; the site's count is an estimate within a few percent.
+  assert.ok(Math.abs(proxy!.sharePercent - 21) <= 1.5, String(proxy!.sharePercent));
+
+  // Among 500 visitors, 20 are 4%: not enough to say so.
+  others(watch, 500, T0 + HOUR);
+  assert.equal(watch.of('shop.example', T0 + HOUR, nobodyTrusted).proxy, null);
+});
+
+test('what is older than 24 hours is forgotten', () => {
+  const watch = new SharedAddressWatch();
+  for (let i = 0; i < 25; i++) watch.note('shop.example', T0, '198.51.100.1', visitorId(), '203.0.113.7');
+  assert.notEqual(watch.of('shop.example', T0 + 23 * HOUR, nobodyTrusted).proxy, null);
+  watch.note('shop.example', T0 + 24 * HOUR, '81.2.69.160', visitorId(), null);
+  assert.deepEqual(watch.of('shop.example', T0 + 24 * HOUR, nobodyTrusted), { forwarded: null, proxy: null });
+});
+
+test('a flood of addresses and peers does not grow it, and a proxy seen before still shows', () => {
+  const watch = new SharedAddressWatch();
+  for (let i = 0; i < 25; i++) watch.note('shop.example', T0, '198.51.100.1', visitorId(), null);
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 100_000; i++) {
+    watch.note(
+      'shop.example',
+      T0,
+      `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+      visitorId(),
+      `192.0.2.${i & 255}`,
+    );
+  }
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.ok(grown < 20 * 1024 * 1024, `${grown} bytes`);
+  const read = watch.of('shop.example', T0, nobodyTrusted);
+  assert.equal(read.proxy, null); // 25 of about 100,000 visitors
+  assert.ok(read.forwarded!.sharePercent < 1);
+});
+
+test('distinct counts: exact for few, within a few percent for many, merged across hours', () => {
+  const few = new DistinctCount();
+  for (let i = 0; i < 50; i++) few.add(visitorId());
+  assert.ok(Math.abs(few.estimate() - 50) <= 2, String(few.estimate()));
+
+  const a = new DistinctCount();
+  const b = new DistinctCount();
+  const ids = Array.from({ length: 20_000 }, visitorId);
+  for (const id of ids.slice(0, 12_000)) a.add(id);
+  for (const id of ids.slice(8_000)) b.add(id);
+  a.merge(b);
+  assert.ok(Math.abs(a.estimate() - 20_000) / 20_000 < 0.1, String(a.estimate()));
+});

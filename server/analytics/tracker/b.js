@@ -90,14 +90,13 @@
 
   // Engagement: the time the page was visible, sent (with the vitals, once per page load) when the
   // page is hidden or left, or when a single-page app moves on to another path.
-  let engaged = 0;
   let visibleSince = document.hidden ? null : now();
   let vitalsSent = false;
-  const leave = () => {
+  /** `gone`: the page is being hidden or unloaded (pagehide comes before visibilitychange). */
+  const leave = (gone) => {
     if (!path) return;
-    const t = Math.round(engaged + (visibleSince == null ? 0 : now() - visibleSince));
-    engaged = 0;
-    visibleSince = document.hidden ? null : now();
+    const t = visibleSince == null ? 0 : Math.round(now() - visibleSince);
+    visibleSince = gone || document.hidden ? null : now();
     let w;
     if (!vitalsSent) {
       vitalsSent = true;
@@ -111,10 +110,10 @@
   addEventListener('visibilitychange', () => {
     if (document.hidden) {
       hiddenAt = Math.min(hiddenAt, now());
-      leave();
+      leave(true);
     } else visibleSince = now();
   });
-  addEventListener('pagehide', leave);
+  addEventListener('pagehide', () => leave(true));
 
   // Page views: at load, when a single-page app changes the path (the history API, back and
   // forward), and when the page comes back from the back-forward cache. The referrer goes with the
@@ -139,6 +138,7 @@
     if (!event.persisted) return;
     // Left at pagehide: this is a view of its own.
     path = undefined;
+    visibleSince = now();
     view();
   });
 

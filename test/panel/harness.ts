@@ -218,8 +218,8 @@ export async function startTarget(): Promise<Target> {
   };
 }
 
-/** Debian's Chromium, headless; never a downloaded browser. */
-export function launchChromium(): Promise<Browser> {
+/** Debian's Chromium, headless; never a downloaded browser. `args` are more command-line switches. */
+export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -230,6 +230,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-gpu',
+      ...args,
     ],
   });
 }

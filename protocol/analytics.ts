@@ -176,6 +176,8 @@ export type AnalyticsRead = {
   site: string | null;
   /** Every known site, sorted, for the panel's switcher. */
   sites: string[];
+  /** The service the site belongs to (its deploys are the ones error groups name), or null without a site. */
+  service: string | null;
   from: number;
   to: number;
   totals: AnalyticsTotals;

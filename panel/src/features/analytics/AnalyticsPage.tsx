@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { type AnalyticsRead, analyticsLists, type SiteCreated } from '../../../../protocol/analytics.ts';
+import type { AnalyticsRead, SiteCreated } from '../../../../protocol/analytics.ts';
+import { analyticsLists } from '../../../../protocol/analytics-constants.ts';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { RangePicker } from '../../components/RangePicker.tsx';
 import { enc } from '../../lib/api.ts';

@@ -1,10 +1,5 @@
-import {
-  type VitalName,
-  type VitalRead,
-  type VitalsRead,
-  vitalNames,
-  vitalThresholds,
-} from '../../../../protocol/analytics.ts';
+import type { VitalName, VitalRead, VitalsRead } from '../../../../protocol/analytics.ts';
+import { vitalNames, vitalThresholds } from '../../../../protocol/analytics-constants.ts';
 import { Table } from '../../components/Table.tsx';
 import { formatCount, formatVital, ratingLook, vitalWords } from './describe.ts';
 

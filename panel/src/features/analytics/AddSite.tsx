@@ -90,7 +90,7 @@ export function AddSite({
               checked={withCheck}
               onChange={(e) => setWithCheck(e.currentTarget.checked)}
             />
-            Also check https://{host || 'domain'}/ every minute
+            Also check {host ? `https://${host}/` : 'its home page'} every minute
           </label>
         </Field>
         <ErrorBox error={form.formError} title="Could not add the site." />

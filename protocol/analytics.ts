@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AnalyticsList, VitalName } from './analytics-constants.ts';
 import { type CheckBody, checkBodySchema, isHostname, nameSchema } from './check.ts';
 
 /**
@@ -6,35 +7,13 @@ import { type CheckBody, checkBodySchema, isHostname, nameSchema } from './check
  * reads of `GET /api/v1/analytics` and `/analytics/{list}`, and `POST /api/v1/sites`.
  */
 
-/** The lists of `GET /analytics/{list}`, in the order the overview shows them. */
-export const analyticsLists = [
-  'pages',
-  'referrers',
-  'countries',
-  'devices',
-  'browsers',
-  'operatingSystems',
-  'utmSources',
-  'utmMediums',
-  'utmCampaigns',
-] as const;
-export type AnalyticsList = (typeof analyticsLists)[number];
-
-/** The Web Vitals the tracker measures. */
-export const vitalNames = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
-export type VitalName = (typeof vitalNames)[number];
-
-/**
- * web.dev's thresholds: at or below `good` is good, above `poor` is poor, between needs improvement.
- * Milliseconds, except CLS (unitless).
- */
-export const vitalThresholds: Record<VitalName, { good: number; poor: number }> = {
-  lcp: { good: 2500, poor: 4000 },
-  inp: { good: 200, poor: 500 },
-  cls: { good: 0.1, poor: 0.25 },
-  fcp: { good: 1800, poor: 3000 },
-  ttfb: { good: 800, poor: 1800 },
-};
+export {
+  type AnalyticsList,
+  analyticsLists,
+  type VitalName,
+  vitalNames,
+  vitalThresholds,
+} from './analytics-constants.ts';
 
 /** Body of `POST /e`, at most 8 KiB. */
 export const MAX_TRACKER_BODY_BYTES = 8 * 1024;
@@ -196,6 +175,8 @@ export type AnalyticsRead = {
   site: string | null;
   /** Every known site, sorted, for the panel's switcher. */
   sites: string[];
+  /** The service the site belongs to (its deploys are the ones error groups name), or null without a site. */
+  service: string | null;
   from: number;
   to: number;
   totals: AnalyticsTotals;

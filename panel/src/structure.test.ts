@@ -60,3 +60,25 @@ test('shared pieces do not depend on features', () => {
     assert.deepEqual(into, [], `${file.path} imports ${into.join(', ')}`);
   }
 });
+
+test('the panel takes values from protocol modules without the schema library, only types from the others', () => {
+  const protocol = resolve(root, '..', '..', 'protocol');
+  for (const file of files(root)) {
+    const text = readFileSync(file, 'utf8');
+    // `import {...} from` with at least one value (not `import type`, not only `type` names).
+    for (const m of text.matchAll(/import\s+(?!type\b)\{([^}]*)\}\s+from\s+'([^']*\/protocol\/[^']+)'/g)) {
+      const names = m[1]!
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
+      if (names.every((n) => n.startsWith('type '))) continue;
+      const target = resolve(dirname(file), m[2]!);
+      assert.ok(target.startsWith(protocol), m[2]);
+      assert.doesNotMatch(
+        readFileSync(target, 'utf8'),
+        /from 'zod'/,
+        `${relative(root, file)} loads ${relative(protocol, target)}, which loads zod into the panel`,
+      );
+    }
+  }
+});

@@ -21,6 +21,7 @@ const Windows = lazy(() => import('../features/windows/Windows.tsx'));
 const Watchdog = lazy(() => import('../features/watchdog/Watchdog.tsx'));
 const HostsList = lazy(() => import('../features/hosts/HostsList.tsx'));
 const HostPage = lazy(() => import('../features/hosts/HostPage.tsx'));
+const AnalyticsPage = lazy(() => import('../features/analytics/AnalyticsPage.tsx'));
 
 export function App() {
   const auth = useAuth();
@@ -70,6 +71,7 @@ const routes: [string, (p: Record<string, string>) => JSX.Element][] = [
   ['/incidents/:id', (p) => <IncidentPage id={p.id!} />],
   ['/hosts', () => <HostsList />],
   ['/hosts/:name', (p) => <HostPage name={p.name!} />],
+  ['/analytics', () => <AnalyticsPage />],
   ['/settings', () => <Channels />],
   ['/settings/channels', () => <Channels />],
   ['/settings/windows', () => <Windows />],

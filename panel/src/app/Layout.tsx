@@ -54,6 +54,7 @@ export function Layout({ user, children }: Props) {
           )}
           {navLink('/incidents', 'Incidents', path.startsWith('/incidents'))}
           {navLink('/hosts', 'Hosts', path.startsWith('/hosts'))}
+          {navLink('/analytics', 'Analytics', path.startsWith('/analytics'))}
           {navLink('/settings/channels', 'Settings', path.startsWith('/settings'))}
           {admin ? navLink('/users', 'Users', path === '/users') : null}
           {admin ? navLink('/tokens', 'Tokens', path === '/tokens') : null}

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { QueryClient, type QueryKey } from '@tanstack/react-query';
 import { type LiveKey, liveKeys } from '../../../protocol/live.ts';
 import { accountKeys } from '../features/accounts/keys.ts';
+import { analyticsKeys } from '../features/analytics/keys.ts';
 import { checkKeys } from '../features/checks/keys.ts';
 import { incidentKeys } from '../features/incidents/keys.ts';
 import { overviewKeys } from '../features/overview/keys.ts';
@@ -39,6 +40,9 @@ const cached: [QueryKey, unknown][] = [
   [incidentKeys.one('1'), {}],
   [incidentKeys.one('2'), {}],
   [['drafts'], { drafts: [] }],
+  [analyticsKeys.read(null, '24h'), {}],
+  [analyticsKeys.read('shop.example', '7d'), {}],
+  [analyticsKeys.list('shop.example', 'pages', '7d', { search: 'blog', limit: 100 }), {}],
 ];
 
 /** The keys of the queries that `keys` marks for reloading, on a real QueryClient. */
@@ -122,9 +126,21 @@ test('incidents reload the incident lists and the overview; one incident only it
   assert.deepEqual(invalidated([]), []);
 });
 
+test('stored tracker events reload the analytics reads and their lists, nothing else', () => {
+  assert.deepEqual(
+    invalidated([liveKeys.analytics]),
+    names(
+      analyticsKeys.read(null, '24h'),
+      analyticsKeys.read('shop.example', '7d'),
+      analyticsKeys.list('shop.example', 'pages', '7d', { search: 'blog', limit: 100 }),
+    ),
+  );
+});
+
 test('a stream event gives its known keys; anything else gives none', () => {
   assert.deepEqual(eventKeys('{"invalidate":["service:web","overview"]}'), ['service:web', 'overview']);
   assert.deepEqual(eventKeys('{"invalidate":["host:db","*",7]}'), ['*']);
+  assert.deepEqual(eventKeys('{"invalidate":["analytics"]}'), ['analytics']);
   assert.deepEqual(eventKeys('{"invalidate":"overview"}'), []);
   assert.deepEqual(eventKeys('{}'), []);
   assert.deepEqual(eventKeys('not json'), []);

@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { isLiveKey, type LiveKey } from '../../../protocol/live.ts';
+import { analyticsKeys } from '../features/analytics/keys.ts';
 import { cachedService, checkKeys } from '../features/checks/keys.ts';
 import { incidentKeys } from '../features/incidents/keys.ts';
 import { overviewKeys } from '../features/overview/keys.ts';
@@ -14,6 +15,7 @@ import { serviceKeys } from '../features/services/keys.ts';
  *   definition, and a check whose service is not cached is reloaded too
  * - `incidents` → the incident lists and the overview (its open incidents); `incident:<id>` → that
  *   incident; `drafts` → ['drafts']
+ * - `analytics` (tracker events stored) → the analytics reads and their lists
  * This module reads no browser global until `connectLive` runs, so node can test the mapping.
  */
 export function invalidateKeys(client: QueryClient, keys: readonly LiveKey[]): void {
@@ -46,6 +48,8 @@ export function invalidateKeys(client: QueryClient, keys: readonly LiveKey[]): v
       reload(incidentKeys.one(key.slice('incident:'.length)));
     } else if (key === 'drafts') {
       reload([key]);
+    } else if (key === 'analytics') {
+      reload(analyticsKeys.all);
     }
   }
 }

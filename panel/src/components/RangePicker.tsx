@@ -1,6 +1,9 @@
 import { navigate, useLocation } from '../lib/router.tsx';
 
-/** The buttons that pick a read's range; the choice lives in the page's `?range=` so links keep it. */
+/**
+ * The buttons that pick a read's range; the choice lives in the page's `?range=` so links keep it, beside
+ * the page's other parameters (the site of the analytics page).
+ */
 export function RangePicker<R extends string>({
   ranges,
   value,
@@ -11,7 +14,12 @@ export function RangePicker<R extends string>({
   /** Read by screen readers: what the range applies to. */
   label: string;
 }) {
-  const { path } = useLocation();
+  const { path, query } = useLocation();
+  const href = (range: R) => {
+    const next = new URLSearchParams(query);
+    next.set('range', range);
+    return `${path}?${next}`;
+  };
   return (
     <fieldset className="segmented">
       <legend className="sr-only">{label}</legend>
@@ -20,7 +28,7 @@ export function RangePicker<R extends string>({
           key={r}
           type="button"
           aria-pressed={r === value}
-          onClick={() => navigate(`${path}?range=${r}`, { replace: true })}
+          onClick={() => navigate(href(r), { replace: true })}
         >
           {r}
         </button>

@@ -27,13 +27,14 @@ function css(name: string): string {
 
 /**
  * Marks on the plot: a line per deploy or change, its words in the title (the list beside the chart says
- * them too), and the moment, if any.
+ * them too), the moment and the span, if any.
  */
 function placeMarkers(
   u: uPlot,
   layer: HTMLElement,
   markers: Marker[],
   moment: { ts: number; label: string } | null,
+  shaded: ChartSpan | null,
 ): void {
   const [min, max] = [u.scales.x!.min!, u.scales.x!.max!];
   const mark = (ts: number, kind: string, title: string) => {
@@ -44,7 +45,25 @@ function placeMarkers(
     span.title = title;
     return span;
   };
+  const band = (from: number, to: number, title: string) => {
+    const div = document.createElement('span');
+    div.className = 'chart-span';
+    const left = u.valToPos(Math.max(from, min), 'x');
+    div.style.left = `${left}px`;
+    div.style.width = `${Math.max(2, u.valToPos(Math.min(to, max), 'x') - left)}px`;
+    div.title = title;
+    return div;
+  };
   layer.replaceChildren(
+    ...(shaded && shaded.to >= min && shaded.from <= max
+      ? [
+          band(
+            shaded.from,
+            shaded.to,
+            `${formatTime(shaded.from)} to ${formatTime(shaded.to)} · ${shaded.label}`,
+          ),
+        ]
+      : []),
     ...markers
       .filter((m) => m.ts >= min && m.ts <= max)
       .map((m) => mark(m.ts, m.kind, `${formatTime(m.ts)} · ${m.label}${m.by ? ` · by ${m.by}` : ''}`)),
@@ -55,6 +74,9 @@ function placeMarkers(
 }
 
 const none: Marker[] = [];
+
+/** A stretch of time shaded on the plot (an incident from its start to its end), with its words. */
+export type ChartSpan = { from: number; to: number; label: string };
 
 export type TimeChartProps = {
   x: readonly number[];
@@ -69,6 +91,8 @@ export type TimeChartProps = {
   /** A moment marked on the plot, with its words in the mark's title (an incident's start). */
   momentAt?: number | null;
   momentLabel?: string;
+  /** A stretch of time shaded on the plot, behind the lines. */
+  span?: ChartSpan | null;
   height?: number;
   /** What the chart shows, read by screen readers. */
   label: string;
@@ -89,6 +113,7 @@ export default function TimeChart({
   markers = none,
   momentAt = null,
   momentLabel = '',
+  span = null,
   height = 240,
   label,
 }: TimeChartProps) {
@@ -123,7 +148,7 @@ export default function TimeChart({
             x: { range: () => xRange },
             y: { range: (_u, _min, max) => [0, top ?? Math.max(minTop, max * 1.1)] },
           },
-          hooks: { draw: [(u) => placeMarkers(u, layer, markers, moment)] },
+          hooks: { draw: [(u) => placeMarkers(u, layer, markers, moment, span)] },
           axes: [axis, { ...axis, size: 64, values: (_u, ticks) => ticks.map((t) => format(t)) }],
           series: [
             {},
@@ -142,7 +167,7 @@ export default function TimeChart({
         el,
       );
       plot.over.append(layer);
-      placeMarkers(plot, layer, markers, moment);
+      placeMarkers(plot, layer, markers, moment, span);
     };
     build();
     const resize = new ResizeObserver(() => plot?.setSize({ width: el.clientWidth, height }));
@@ -158,7 +183,7 @@ export default function TimeChart({
       media.removeEventListener('change', build);
       plot?.destroy();
     };
-  }, [x, stepMs, lines, format, top, minTop, markers, momentAt, momentLabel, height]);
+  }, [x, stepMs, lines, format, top, minTop, markers, momentAt, momentLabel, span, height]);
 
   return <div ref={box} role="img" aria-label={label} />;
 }

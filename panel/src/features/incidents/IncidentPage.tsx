@@ -15,6 +15,7 @@ import { Deliveries } from './Deliveries.tsx';
 import { durationText } from './describe.ts';
 import { hostNames, hostViews } from './hosts.ts';
 import { IncidentHosts } from './IncidentHosts.tsx';
+import { IncidentVisitors } from './IncidentVisitors.tsx';
 import { useAcknowledge, useIncident } from './queries.ts';
 import { Timeline } from './Timeline.tsx';
 import './incidents.css';
@@ -179,6 +180,8 @@ export default function IncidentPage({ id }: { id: string }) {
       ) : null}
 
       <IncidentHosts hosts={hostViews(i.hosts)} startedAt={i.startedAt} />
+
+      <IncidentVisitors visitors={i.visitors} startedAt={i.startedAt} resolvedAt={i.resolvedAt} />
 
       <Deliveries deliveries={i.deliveries} />
 

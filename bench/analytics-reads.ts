@@ -15,8 +15,9 @@ const NOW = Date.UTC(2026, 2, 10, 14, 20);
 /** Distinct pages viewed each day, and each hour. */
 const PAGES_PER_DAY = 5000;
 const PAGES_PER_HOUR = 600;
-/** Days of daily rows, and of hourly rows (raw retention). */
-const DAYS = 60;
+/** Days of daily rows, of daily per-page Web Vitals, and of hourly rows (raw retention). */
+const DAYS = 366;
+const VITALS_DAYS = 60;
 const HOURLY_DAYS = 35;
 /** Pages with their own Web Vitals histograms each day. */
 const PAGES_WITH_VITALS = 500;
@@ -36,8 +37,10 @@ const otherLists: [AnalyticsList, number][] = [
 
 /**
  * The analytics reads of a busy site: 5,000 distinct pages a day (600 an hour) and the other lists'
- * values for 60 days of daily rows and 35 of hourly rows, Web Vitals histograms overall and for 500
- * pages, 300 error groups. Median and worst of 30 reads after a warm-up, through the HTTP layer.
+ * values for a year of daily rows and 35 days of hourly rows, Web Vitals histograms overall and for
+ * 500 pages (60 days of daily ones), 300 error groups. Median and worst of 30 reads (10 of a year)
+ * after a warm-up, through the HTTP layer, and the median CPU time of the process per read (the server
+ * runs in it): on a shared machine the wall times include waiting for a core.
  */
 export const benchmark: Benchmark = {
   name: 'analytics-reads',
@@ -56,40 +59,48 @@ export const benchmark: Benchmark = {
       }),
       authenticate: async () => reader,
     });
-    const reads: [string, string, (body: unknown) => boolean][] = [
-      [
-        '30d',
-        '/api/v1/analytics?range=30d',
-        (b) => (b as AnalyticsRead).dimensions.pages.total === PAGES_PER_DAY,
-      ],
-      ['24h', '/api/v1/analytics?range=24h', (b) => (b as AnalyticsRead).dimensions.pages.total > 0],
+    const full = (b: unknown) => (b as AnalyticsRead).dimensions.pages.total === PAGES_PER_DAY;
+    // [label, url, reads, goal in ms or null, a check of the answer]
+    const reads: [string, string, number, number | null, (body: unknown) => boolean][] = [
+      ['24h', '/api/v1/analytics?range=24h', READS, 100, (b) => (b as AnalyticsRead).totals.views > 0],
+      ['30d', '/api/v1/analytics?range=30d', READS, 100, full],
       [
         'pages list, 30d, search',
         '/api/v1/analytics/pages?range=30d&search=item-1&limit=100',
+        READS,
+        100,
         (b) => (b as AnalyticsListRead).rows.length === 100,
       ],
+      ['1y', '/api/v1/analytics?range=1y', 10, null, full],
     ];
     try {
       const rows: Awaited<ReturnType<Benchmark['run']>> = [
         { name: 'analytics rollup rows seeded', value: seeded.toLocaleString('en'), goal: '', ok: null },
       ];
-      for (const [label, url, check] of reads) {
+      for (const [label, url, n, goal, check] of reads) {
         const times: number[] = [];
-        for (let i = 0; i <= READS; i++) {
+        const cpu: number[] = [];
+        for (let i = 0; i <= n; i++) {
           const t0 = performance.now();
+          const cpu0 = process.cpuUsage();
           const res = await server.app.inject({ url });
+          const used = process.cpuUsage(cpu0);
           const ms = performance.now() - t0;
           if (res.statusCode !== 200 || !check(res.json()))
             throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-          if (i > 0) times.push(ms);
+          if (i > 0) {
+            times.push(ms);
+            cpu.push((used.user + used.system) / 1000);
+          }
         }
         times.sort((a, b) => a - b);
-        const median = times[Math.floor(times.length / 2)]!;
+        cpu.sort((a, b) => a - b);
+        const median = (values: number[]) => values[Math.floor(values.length / 2)]!.toFixed(1);
         rows.push({
-          name: `analytics read, ${label}, ${PAGES_PER_DAY.toLocaleString('en')} pages a day (median of ${READS}, worst)`,
-          value: `${median.toFixed(1)} ms, ${times.at(-1)!.toFixed(1)} ms`,
-          goal: '< 100 ms',
-          ok: times.at(-1)! < 100,
+          name: `analytics read, ${label}, ${PAGES_PER_DAY.toLocaleString('en')} pages a day (median, CPU, worst of ${n})`,
+          value: `${median(times)} ms, ${median(cpu)} ms, ${times.at(-1)!.toFixed(1)} ms`,
+          goal: goal === null ? '' : `worst < ${goal} ms`,
+          ok: goal === null ? null : times.at(-1)! < goal,
         });
       }
       return rows;
@@ -141,7 +152,7 @@ function seed(db: DatabaseSync): number {
     }
   };
   const today = Math.floor(NOW / DAY) * DAY;
-  for (let d = 0; d < DAYS; d++) write('d', today - d * DAY, PAGES_PER_DAY, 8);
+  for (let d = 0; d < DAYS; d++) write('d', today - d * DAY, PAGES_PER_DAY, d < VITALS_DAYS ? 8 : 0);
   for (let h = 0; h < HOURLY_DAYS * 24; h++)
     write('h', Math.floor(NOW / HOUR) * HOUR - h * HOUR, PAGES_PER_HOUR, 1);
 

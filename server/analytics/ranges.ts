@@ -1,0 +1,65 @@
+import { DAY, HOUR } from '../checks/rollups.ts';
+
+/**
+ * How long raw analytics data and hourly rollups (`res = 'h'`) are kept; daily rollups stay for good.
+ * Storage's retention.ts owns this figure: this stands for it until then.
+ */
+export const RAW_RETENTION_MS = 35 * DAY;
+
+/** Spans up to this long read hour buckets; longer ones read UTC days. */
+export const HOURLY_SPAN_MS = 48 * HOUR;
+
+export type Resolution = 'h' | 'd';
+
+/**
+ * The rollup buckets a read sums: the whole hours or UTC days the asked range touches, so every
+ * point of the chart is one bucket and a read reads one row per bucket and value (DESIGN rule 4).
+ * `from` is the first bucket's start; `to` the asked end, or the last bucket's end when it is
+ * already past (the sums hold that bucket's whole data).
+ */
+export type ReadSpan = {
+  res: Resolution;
+  stepMs: number;
+  from: number;
+  to: number;
+  /** Bucket starts, oldest first. */
+  buckets: number[];
+};
+
+/**
+ * The first hour bucket surely still kept at `now`: housekeeping deletes buckets older than
+ * RAW_RETENTION_MS when it runs, never later ones.
+ */
+export function hourlyKeptFrom(now: number): number {
+  return Math.ceil((now - RAW_RETENTION_MS) / HOUR) * HOUR;
+}
+
+/**
+ * The buckets of the range [from, to): hours when it spans at most 48 hours and its hours are still
+ * kept, UTC days otherwise. Days hold every metric the read answers (totals, every list, Web Vitals
+ * overall and per page, error counts), so reaching back beyond raw retention coarsens the points and
+ * widens a short span to its whole days, but leaves nothing out.
+ */
+export function readSpan(from: number, to: number, now: number): ReadSpan {
+  const hourly = to - from <= HOURLY_SPAN_MS && Math.floor(from / HOUR) * HOUR >= hourlyKeptFrom(now);
+  const stepMs = hourly ? HOUR : DAY;
+  const start = Math.floor(from / stepMs) * stepMs;
+  const buckets: number[] = [];
+  for (let at = start; at < to; at += stepMs) buckets.push(at);
+  const end = start + buckets.length * stepMs;
+  return { res: hourly ? 'h' : 'd', stepMs, from: start, to: Math.max(to, Math.min(end, now)), buckets };
+}
+
+/**
+ * The span of the same length just before `span` (from its first bucket), read by the same rules; null
+ * when it cannot be read at the same resolution (an hourly span whose previous hours are no longer
+ * kept): a comparison with whole days would not be like for like, so the read leaves it out.
+ */
+export function previousSpan(
+  span: ReadSpan,
+  asked: { from: number; to: number },
+  now: number,
+): ReadSpan | null {
+  const previous = readSpan(span.from - (asked.to - asked.from), span.from, now);
+  return previous.res === span.res ? previous : null;
+}

@@ -1,0 +1,85 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type {
+  AnalyticsList,
+  AnalyticsListRead,
+  AnalyticsRead,
+  SharedAddress,
+} from '../../protocol/analytics.ts';
+import { notFound } from '../problem.ts';
+import { readErrorGroups } from './error-reads.ts';
+import { readDimensions, readList } from './lists.ts';
+import { previousSpan, readSpan } from './ranges.ts';
+import { noTotals, readTotals, readTraffic } from './traffic.ts';
+import type { Sites } from './types.ts';
+import { readVitals } from './vitals-read.ts';
+
+type Site = { domain: string; service: string };
+
+/**
+ * The site a read asks for: `site` (a domain) when given, a 404 when mon does not know it; else the
+ * first known site, or null when there is none (the read answers empty: the panel offers to add one).
+ */
+export function siteOf(sites: Sites, domain: string | undefined): Site | null {
+  if (domain === undefined) return sites.list()[0] ?? null;
+  const site = sites.find(domain.toLowerCase());
+  if (!site) throw notFound(`no site ${domain}`);
+  return site;
+}
+
+/**
+ * `GET /api/v1/analytics`: traffic with the previous period, the top of each list, Web Vitals, error
+ * groups and shared addresses of `site` over [from, to), from the rollups (ranges.ts).
+ */
+export function readAnalytics(
+  db: DatabaseSync,
+  input: {
+    site: Site | null;
+    sites: Sites;
+    range: { from: number; to: number };
+    now: number;
+    sharedAddress: SharedAddress;
+  },
+): AnalyticsRead {
+  const { site, range, now } = input;
+  const domain = site?.domain ?? null;
+  const span = readSpan(range.from, range.to, now);
+  const previous = previousSpan(span, range, now);
+  const { totals, series } = readTraffic(db, domain, span);
+  const dimensions = readDimensions(db, domain, span);
+  const topPages = dimensions.pages.rows.map((row) => row.value);
+  return {
+    site: domain,
+    sites: input.sites.list().map((s) => s.domain),
+    from: span.from,
+    to: span.to,
+    totals,
+    previous: previous ? readTotals(db, domain, previous) : noTotals(),
+    series,
+    dimensions,
+    vitals: readVitals(db, domain, span, topPages),
+    errors: readErrorGroups(db, site, span),
+    sharedAddress: input.sharedAddress,
+    omitted: previous ? [] : ['previous'],
+  };
+}
+
+/** `GET /api/v1/analytics/{list}`. */
+export function readAnalyticsList(
+  db: DatabaseSync,
+  input: {
+    site: Site | null;
+    list: AnalyticsList;
+    range: { from: number; to: number };
+    now: number;
+    search: string | undefined;
+    limit: number;
+  },
+): AnalyticsListRead {
+  const domain = input.site?.domain ?? null;
+  const span = readSpan(input.range.from, input.range.to, input.now);
+  const rows = readList(db, domain, span, input.list, {
+    ...(input.search === undefined ? {} : { search: input.search }),
+    limit: input.limit,
+  });
+  return { list: input.list, site: domain, ...rows };
+}

@@ -44,6 +44,7 @@ test('the last 24 hours: totals, hourly series zero-filled, and the previous 24 
   assert.equal(status, 200);
   const read = body as AnalyticsRead;
   assert.equal(read.site, SHOP);
+  assert.equal(read.service, 'shop');
   assert.deepEqual(read.sites, ['blog.example', SHOP]);
   assert.equal(read.from, at(9, 14));
   assert.equal(read.to, NOW);

@@ -49,6 +49,7 @@ export function readAnalytics(
   const topPages = dimensions.pages.rows.map((row) => row.value);
   return {
     site: domain,
+    service: site?.service ?? null,
     sites: input.sites.list().map((s) => s.domain),
     from: span.from,
     to: span.to,

@@ -14,6 +14,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./notify.ts'),
   () => import('./hosts.ts'),
   () => import('./agent.ts'),
+  () => import('./analytics.ts'),
 ];
 
 const only = process.argv.slice(2);

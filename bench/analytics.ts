@@ -76,56 +76,34 @@ async function underLoad(dir: string): Promise<BenchRow[]> {
     nodeFlags: [...SERVER_FLAGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
   });
   const auth = { authorization: `Bearer ${token}` };
+  let phase: Phase = 'ramp';
+  const reads = startReads(server.base, auth, () => phase);
+  const usage: Partial<Record<Phase | 'end', Usage>> = {};
+  const sample = (): Usage => ({
+    at: performance.now(),
+    cpuMs: processUsage(server.pid)?.cpuMs ?? Number.NaN,
+  });
   try {
-    const plan: LoadPlan = {
-      host: server.host,
-      port: server.port,
-      domain: DOMAIN,
-      rate: RATE,
-      rampMs: RAMP_MS,
-      steadyMs: PHASE_MS,
-      floodMs: PHASE_MS,
-      connections: CONNECTIONS,
-      floodConnections: FLOOD_CONNECTIONS,
-      visitors: RATE * 2,
-    };
-    const load = fork(join(import.meta.dirname, 'analytics-load.ts'), [JSON.stringify(plan)], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-
-    const usage: Partial<Record<Phase | 'end', Usage>> = {};
-    const sample = (): Usage => ({
-      at: performance.now(),
-      cpuMs: processUsage(server.pid)?.cpuMs ?? Number.NaN,
-    });
-    let phase: Phase = 'ramp';
-    const reads = new ReadTimes();
-    const reading = setInterval(() => {
-      if (phase === 'ramp') return;
-      const path = reads.turn++ % 2 === 0 ? `?site=${DOMAIN}&range=24h` : `/pages?site=${DOMAIN}&search=a`;
-      const which = path.startsWith('?') ? 'analytics' : 'pages';
-      const t0 = performance.now();
-      fetch(`${server.base}/api/v1/analytics${path}`, { headers: auth })
-        .then(async (res) => {
-          await res.arrayBuffer();
-          reads.add(which, res.status, performance.now() - t0);
-        })
-        .catch(() => reads.add(which, 0, 0));
-    }, READ_EVERY_MS);
-
-    const report = await new Promise<LoadReport>((resolve, reject) => {
-      load.on('message', (message: LoadMessage) => {
-        if ('phase' in message) {
-          phase = message.phase;
-          usage[phase] = sample();
-        } else {
-          usage.end = sample();
-          resolve(message.report);
-        }
-      });
-      load.once('exit', (code) => reject(new Error(`the load generator exited (${code}) without a report`)));
-    });
-    clearInterval(reading);
+    const report = await runLoad(
+      {
+        host: server.host,
+        port: server.port,
+        domain: DOMAIN,
+        rate: RATE,
+        rampMs: RAMP_MS,
+        steadyMs: PHASE_MS,
+        floodMs: PHASE_MS,
+        connections: CONNECTIONS,
+        floodConnections: FLOOD_CONNECTIONS,
+        visitors: RATE * 2,
+      },
+      (next) => {
+        phase = next;
+        usage[next] = sample();
+      },
+    );
+    usage.end = sample();
+    reads.stop();
     const peakRssKb = processUsage(server.pid)?.hwmKb ?? Number.NaN;
     const metrics = await (await fetch(`${server.base}/metrics`, { headers: auth })).text();
     const finalRead = await fetch(`${server.base}/api/v1/analytics?site=${DOMAIN}&range=24h`, {
@@ -133,22 +111,19 @@ async function underLoad(dir: string): Promise<BenchRow[]> {
     });
     const viewsRead = finalRead.ok ? ((await finalRead.json()) as AnalyticsRead).totals.views : null;
     await server.stop();
-    const viewsInDatabase = storedViews(dataDir);
-    const cpu = (from: Usage | undefined, to: Usage | undefined) =>
-      from && to ? ((to.cpuMs - from.cpuMs) / (to.at - from.at)) * 100 : Number.NaN;
     const rows = loadRows(report, reads, {
       accepted: counter(metrics, 'mon_ingest_accepted_total{endpoint="tracker"}'),
       rejected: rejectedByReason(metrics),
-      viewsInDatabase,
+      viewsInDatabase: storedViews(dataDir),
       viewsRead,
     });
+    const cpu = (from: Usage, to: Usage) => ((to.cpuMs - from.cpuMs) / (to.at - from.at)) * 100;
     const steady = report.phases.find((p) => p.phase === 'steady')!;
-    const steadyCpuMs = usage.flood!.cpuMs - usage.steady!.cpuMs;
     // CPU time per stored event holds on a busy machine too, where the rate reached says little.
-    const usPerEvent = (steadyCpuMs * 1000) / (steady.statuses['204'] ?? 0);
+    const usPerEvent = ((usage.flood!.cpuMs - usage.steady!.cpuMs) * 1000) / (steady.statuses['204'] ?? 0);
     rows.push({
       name: 'analytics: server process (CPU % of one core)',
-      value: `steady ${cpu(usage.steady, usage.flood).toFixed(0)}% (${usPerEvent.toFixed(0)} µs a stored event: ${Math.floor(1e6 / usPerEvent).toLocaleString('en')}/s a core), flood ${cpu(usage.flood, usage.end).toFixed(0)}%, peak RSS ${(peakRssKb / 1024).toFixed(0)} MB; load generator ${report.cpuPercent.toFixed(0)}%; machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+      value: `steady ${cpu(usage.steady!, usage.flood!).toFixed(0)}% (${usPerEvent.toFixed(0)} µs a stored event: ${Math.floor(1e6 / usPerEvent).toLocaleString('en')}/s a core), flood ${cpu(usage.flood!, usage.end).toFixed(0)}%, peak RSS ${(peakRssKb / 1024).toFixed(0)} MB; load generator ${report.cpuPercent.toFixed(0)}%; machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
       goal: '-',
       ok: null,
     });
@@ -156,8 +131,41 @@ async function underLoad(dir: string): Promise<BenchRow[]> {
     if (PROFILE) rows.push(profileRow(profileDir, usage.steady!.at - server.startedAt));
     return rows;
   } finally {
+    reads.stop();
     await server.stop();
   }
+}
+
+/** Runs the load generator in its own process; `onPhase` hears each phase as it begins. */
+function runLoad(plan: LoadPlan, onPhase: (phase: Phase) => void): Promise<LoadReport> {
+  const load = fork(join(import.meta.dirname, 'analytics-load.ts'), [JSON.stringify(plan)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise<LoadReport>((resolve, reject) => {
+    load.on('message', (message: LoadMessage) => {
+      if ('phase' in message) onPhase(message.phase);
+      else resolve(message.report);
+    });
+    load.once('exit', (code) => reject(new Error(`the load generator exited (${code}) without a report`)));
+  });
+}
+
+/** The two analytics reads in turn, every READ_EVERY_MS once the ramp is over. */
+function startReads(base: string, headers: Record<string, string>, phase: () => Phase) {
+  const reads = new ReadTimes();
+  const timer = setInterval(() => {
+    if (phase() === 'ramp') return;
+    const which = reads.turn++ % 2 === 0 ? 'analytics' : 'pages';
+    const path = which === 'analytics' ? `?site=${DOMAIN}&range=24h` : `/pages?site=${DOMAIN}&search=a`;
+    const t0 = performance.now();
+    fetch(`${base}/api/v1/analytics${path}`, { headers })
+      .then(async (res) => {
+        await res.arrayBuffer();
+        reads.add(which, res.status, performance.now() - t0);
+      })
+      .catch(() => reads.add(which, 0, 0));
+  }, READ_EVERY_MS);
+  return Object.assign(reads, { stop: () => clearInterval(timer) });
 }
 
 /** The data directory: a mon.toml with the site behind a trusted proxy, and a read token (returned). */

@@ -123,7 +123,7 @@ async function underLoad(dir: string): Promise<BenchRow[]> {
     const usPerEvent = ((usage.flood!.cpuMs - usage.steady!.cpuMs) * 1000) / (steady.statuses['204'] ?? 0);
     rows.push({
       name: 'analytics: server process (CPU % of one core)',
-      value: `steady ${cpu(usage.steady!, usage.flood!).toFixed(0)}% (${usPerEvent.toFixed(0)} µs a stored event: ${Math.floor(1e6 / usPerEvent).toLocaleString('en')}/s a core), flood ${cpu(usage.flood!, usage.end).toFixed(0)}%, peak RSS ${(peakRssKb / 1024).toFixed(0)} MB; load generator ${report.cpuPercent.toFixed(0)}%; machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+      value: `steady ${cpu(usage.steady!, usage.flood!).toFixed(0)}% (${Number.isFinite(usPerEvent) ? `${usPerEvent.toFixed(0)} µs a stored event: ${Math.floor(1e6 / usPerEvent).toLocaleString('en')}/s a core` : 'nothing stored'}), flood ${cpu(usage.flood!, usage.end).toFixed(0)}%, peak RSS ${(peakRssKb / 1024).toFixed(0)} MB; load generator ${report.cpuPercent.toFixed(0)}%; machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
       goal: '-',
       ok: null,
     });

@@ -15,6 +15,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./hosts.ts'),
   () => import('./agent.ts'),
   () => import('./analytics-reads.ts'),
+  () => import('./analytics.ts'),
 ];
 
 const only = process.argv.slice(2);

@@ -1,0 +1,21 @@
+import { DAY, HOUR } from '../checks/rollups.ts';
+
+/**
+ * What analytics keeps, and for how long (docs/analytics.md "What is kept, and for how long"):
+ *
+ * - raw data (`analytics_sessions`, `analytics_views`) and hourly rollups (`res = 'h'` rows of
+ *   `analytics_totals`, `analytics_dims`, `analytics_vitals`, `js_error_counts`): RAW_RETENTION_MS;
+ * - daily rollups (`res = 'd'` rows of the same tables) and error groups (`js_error_groups`): for good.
+ *
+ * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
+ * beyond, reads have days only. Housekeeping deletes hourly, so rows slightly older may linger.
+ */
+export const RAW_RETENTION_MS = 35 * DAY;
+
+/**
+ * The first hour bucket surely still kept at `now`: housekeeping deletes buckets that began more than
+ * RAW_RETENTION_MS before its run, never later ones. A range from here on is covered by hourly rows.
+ */
+export function hourlyKeptFrom(now: number): number {
+  return Math.ceil((now - RAW_RETENTION_MS) / HOUR) * HOUR;
+}

@@ -11,13 +11,22 @@ test('live keys are built as the stream sends them', () => {
     '{"invalidate":["service:web","overview","incident:0123456789abcdef"]}',
   );
   assert.deepEqual(
-    [liveKeys.all, liveKeys.incidents, liveKeys.drafts, liveKeys.service('a:b c')],
-    ['*', 'incidents', 'drafts', 'service:a:b c'],
+    [liveKeys.all, liveKeys.incidents, liveKeys.drafts, liveKeys.analytics, liveKeys.service('a:b c')],
+    ['*', 'incidents', 'drafts', 'analytics', 'service:a:b c'],
   );
 });
 
 test('only keys of this version are read from the stream', () => {
-  for (const key of ['*', 'overview', 'incidents', 'drafts', 'service:web', 'incident:1', 'service:a b']) {
+  for (const key of [
+    '*',
+    'overview',
+    'incidents',
+    'drafts',
+    'analytics',
+    'service:web',
+    'incident:1',
+    'service:a b',
+  ]) {
     assert.equal(isLiveKey(key), true, key);
   }
   for (const value of ['', 'service:', 'incident:', 'services', 'host:web', 'Overview', 1, null, ['*']]) {

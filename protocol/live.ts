@@ -3,7 +3,14 @@
  * commit, `GET /api/v1/stream` sends them as `{invalidate: [...]}`, and the panel refetches what they name.
  */
 
-export type LiveKey = '*' | 'overview' | 'incidents' | 'drafts' | `service:${string}` | `incident:${string}`;
+export type LiveKey =
+  | '*'
+  | 'overview'
+  | 'incidents'
+  | 'drafts'
+  | 'analytics'
+  | `service:${string}`
+  | `incident:${string}`;
 
 /** The keys, built one way everywhere. `all` (`*`) means everything. */
 export const liveKeys = {
@@ -11,6 +18,8 @@ export const liveKeys = {
   overview: 'overview',
   incidents: 'incidents',
   drafts: 'drafts',
+  /** Web analytics: stored tracker events (page views, visits, errors, Web Vitals) of any site. */
+  analytics: 'analytics',
   /** A service, its checks, their detail and history. */
   service: (name: string) => `service:${name}` as const,
   incident: (id: string) => `incident:${id}` as const,
@@ -24,6 +33,7 @@ const plain: ReadonlySet<string> = new Set([
   liveKeys.overview,
   liveKeys.incidents,
   liveKeys.drafts,
+  liveKeys.analytics,
 ]);
 
 /** Whether a value read from the stream is a key of this version (an unknown key is skipped, not guessed). */

@@ -71,37 +71,35 @@ function applyView(
   latest: Session | null,
 ): void {
   const { site, ts, visitor, page } = item;
-  let session: Session;
-  if (continues(latest, ts)) {
-    session = latest;
-    const bounced = isBouncing(session.views, session.engagedMs);
-    session.views++;
-    session.lastAt = Math.max(session.lastAt, ts);
-    updateSession(db, session);
-    if (bounced) rollups.total(site, session.startedAt, { bounces: -1 });
-    for (const [list, value] of sourceValues(session))
-      if (value !== null) rollups.dim(site, ts, list, value, 0, 1);
-    for (const [list, value] of visitorValues(item))
-      if (value !== null) rollups.dim(site, ts, list, value, 0, 1);
-  } else {
-    const isNew = latest === null;
-    const earlier = isNew ? [] : earlierSources(db, site, visitor).map(sourceValues);
-    session = startSession(db, item, event);
-    rollups.total(site, ts, { visitors: isNew ? 1 : 0, visits: 1, bounces: 1 });
-    sourceValues(session).forEach(([list, value], i) => {
-      if (value === null) return;
-      const seen = earlier.some((values) => values[i]![1] === value);
-      rollups.dim(site, ts, list, value, seen ? 0 : 1, 1);
-    });
-    for (const [list, value] of visitorValues(item)) {
-      if (value !== null) rollups.dim(site, ts, list, value, isNew ? 1 : 0, 1);
-    }
-  }
-  rollups.total(site, ts, { views: 1 });
   // A visitor without a visit has no page view either.
   const firstOfPage = latest === null || !hasViewed(db, site, visitor, page);
+  // The same view twice in a millisecond (a router firing twice) counts once.
+  if (!insertView(db, site, visitor, page, ts)) return;
+  rollups.total(site, ts, { views: 1 });
   rollups.dim(site, ts, 'pages', page, firstOfPage ? 1 : 0, 1);
-  insertView(db, site, ts, session.id, visitor, page);
+  if (continues(latest, ts)) {
+    const bounced = isBouncing(latest.views, latest.engagedMs);
+    latest.views++;
+    latest.lastAt = Math.max(latest.lastAt, ts);
+    updateSession(db, item, latest);
+    if (bounced) rollups.total(site, latest.startedAt, { bounces: -1 });
+    for (const [list, value] of [...sourceValues(latest), ...visitorValues(item)]) {
+      if (value !== null) rollups.dim(site, ts, list, value, 0, 1);
+    }
+    return;
+  }
+  const isNew = latest === null;
+  const earlier = isNew ? [] : earlierSources(db, site, visitor).map(sourceValues);
+  const session = startSession(db, item, event);
+  rollups.total(site, ts, { visitors: isNew ? 1 : 0, visits: 1, bounces: 1 });
+  sourceValues(session).forEach(([list, value], i) => {
+    if (value === null) return;
+    const seen = earlier.some((values) => values[i]![1] === value);
+    rollups.dim(site, ts, list, value, seen ? 0 : 1, 1);
+  });
+  for (const [list, value] of visitorValues(item)) {
+    if (value !== null) rollups.dim(site, ts, list, value, isNew ? 1 : 0, 1);
+  }
 }
 
 /**
@@ -118,7 +116,7 @@ function applyEngagement(
     const bounced = isBouncing(latest.views, latest.engagedMs);
     latest.engagedMs += event.engagedMs;
     latest.lastAt = Math.max(latest.lastAt, item.ts);
-    updateSession(db, latest);
+    updateSession(db, item, latest);
     const stillBouncing = isBouncing(latest.views, latest.engagedMs);
     rollups.total(item.site, latest.startedAt, {
       engagedMs: event.engagedMs,
@@ -137,7 +135,7 @@ function applyError(
 ): void {
   if (continues(latest, item.ts) && item.ts > latest.lastAt) {
     latest.lastAt = item.ts;
-    updateSession(db, latest);
+    updateSession(db, item, latest);
   }
   errors.add({ site: item.site, ts: item.ts, ...event });
 }

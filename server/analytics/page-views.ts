@@ -21,33 +21,28 @@ export function hasViewed(db: DatabaseSync, site: string, visitor: string, page:
   );
 }
 
+/** Stores a page view; false when the visitor's view of the page at that millisecond is stored already. */
 export function insertView(
   db: DatabaseSync,
   site: string,
-  ts: number,
-  session: number,
   visitor: string,
   page: string,
-): void {
-  statement(db, 'INSERT INTO analytics_views (site, ts, session, visitor, page) VALUES (?, ?, ?, ?, ?)').run(
-    site,
-    ts,
-    session,
-    visitor,
-    page,
-  );
+  ts: number,
+): boolean {
+  const sql = 'INSERT OR IGNORE INTO analytics_views (site, visitor, page, ts) VALUES (?, ?, ?, ?)';
+  return statement(db, sql).run(site, visitor, page, ts).changes === 1;
 }
 
 /** Metric → histogram bucket, as stored in `analytics_views.vitals`. */
 type Buckets = Partial<Record<VitalName, number>>;
 
-const viewRow = mapper({ rowid: int, ts: int, vitals: nullable(json<Buckets>()) });
+const viewRow = mapper({ ts: int, vitals: nullable(json<Buckets>()) });
 
 /**
  * Counts a Web Vitals report of a page in the histograms of the page and of every page (`''`). The
  * tracker reports a view's vitals as they stand each time the page is hidden, so a later report of
- * the same view replaces the earlier one: its buckets are taken back and the new ones added, in the
- * hour of the view. A report whose view is not found (its view came under yesterday's visitor id) is
+ * the same view replaces the earlier one: its buckets are taken back and the new ones added, at the
+ * time of the view. A report whose view is not found (its view came under yesterday's visitor id) is
  * counted at its own time.
  */
 export function countVitals(
@@ -72,7 +67,7 @@ export function countVitals(
   if (!any) return;
   const view = one(
     db,
-    'SELECT rowid, ts, vitals FROM analytics_views WHERE site = ? AND visitor = ? AND page = ? ORDER BY ts DESC LIMIT 1',
+    'SELECT ts, vitals FROM analytics_views WHERE site = ? AND visitor = ? AND page = ? ORDER BY ts DESC LIMIT 1',
     viewRow,
     report.site,
     report.visitor,
@@ -83,15 +78,14 @@ export function countVitals(
     for (const metric of vitalNames) {
       const bucket = b[metric];
       if (bucket === undefined) continue;
-      rollups.vital(report.site, at, '', metric, bucket, n);
       rollups.vital(report.site, at, report.page, metric, bucket, n);
     }
   };
   if (view?.vitals) add(view.vitals, -1);
   add(buckets, 1);
-  if (view)
-    statement(db, 'UPDATE analytics_views SET vitals = ? WHERE rowid = ?').run(
-      JSON.stringify(buckets),
-      view.rowid,
-    );
+  if (view) {
+    const sql =
+      'UPDATE analytics_views SET vitals = ? WHERE site = ? AND visitor = ? AND page = ? AND ts = ?';
+    statement(db, sql).run(JSON.stringify(buckets), report.site, report.visitor, report.page, view.ts);
+  }
 }

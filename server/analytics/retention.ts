@@ -5,7 +5,10 @@ import { DAY, HOUR } from '../checks/rollups.ts';
  *
  * - raw data (`analytics_sessions`, `analytics_views`) and hourly rollups (`res = 'h'` rows of
  *   `analytics_totals`, `analytics_dims`, `analytics_vitals`, `js_error_counts`): RAW_RETENTION_MS;
- * - daily rollups (`res = 'd'` rows of the same tables) and error groups (`js_error_groups`): for good.
+ * - Web Vitals of single pages (`analytics_vitals` rows with a `page`): day rows only, for
+ *   RAW_RETENTION_MS (a histogram per page, metric and bucket: too many rows by the hour or for good);
+ *   Web Vitals of every page (`page = ''`) have hour and day rows like the others;
+ * - daily rollups (`res = 'd'` rows) and error groups (`js_error_groups`): for good.
  *
  * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
  * beyond, reads have days only. Housekeeping deletes hourly, so rows slightly older may linger.
@@ -18,4 +21,9 @@ export const RAW_RETENTION_MS = 35 * DAY;
  */
 export function hourlyKeptFrom(now: number): number {
   return Math.ceil((now - RAW_RETENTION_MS) / HOUR) * HOUR;
+}
+
+/** The first day of single pages' Web Vitals surely still kept at `now` (day rows of a page, retention.ts). */
+export function pageVitalsKeptFrom(now: number): number {
+  return Math.ceil((now - RAW_RETENTION_MS) / DAY) * DAY;
 }

@@ -6,7 +6,8 @@ import { statement } from '../store/statements.ts';
 /**
  * The rollups of a batch of tracker events, added up in memory by hour bucket first, then written with
  * one upsert per distinct row: the hour's (`res = 'h'`) and its UTC day's (`res = 'd'`). A batch of
- * 2,000 events thus writes a few hundred rows, not one per event and list.
+ * 2,000 events thus writes a few hundred rows, not one per event and list. Web Vitals of single pages
+ * have day rows only (retention.ts).
  */
 
 export const hourOf = (ts: number) => Math.floor(ts / HOUR) * HOUR;
@@ -44,22 +45,31 @@ const upsertVital = `
 INSERT INTO analytics_vitals (site, res, at, page, metric, bucket, n) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (site, res, at, page, metric, bucket) DO UPDATE SET n = n + excluded.n`;
 
-/** Adds `from` into the day row of `into` (keyed like the hour rows, with the day's start). */
-function intoDay<R extends { site: string; at: number }>(
-  into: Map<string, R>,
-  row: R,
+/**
+ * Writes hour rows, then the day rows they add up to (a batch may straddle midnight). `write` skips
+ * rows that add nothing.
+ */
+function writeHoursAndDays<R extends { site: string; at: number }>(
+  hours: Iterable<R>,
   key: (row: R) => string,
   add: (to: R, from: R) => void,
+  write: (res: 'h' | 'd', row: R) => void,
 ): void {
-  const day = { ...row, at: dayOf(row.at) };
-  const k = key(day);
-  const known = into.get(k);
-  if (known) add(known, row);
-  else into.set(k, day);
+  const days = new Map<string, R>();
+  for (const row of hours) {
+    write('h', row);
+    const day = { ...row, at: dayOf(row.at) };
+    const k = key(day);
+    const known = days.get(k);
+    if (known) add(known, row);
+    else days.set(k, day);
+  }
+  for (const row of days.values()) write('d', row);
 }
 
-const totalsKey = (r: Totals) => `${r.site}\0${r.at}`;
-const dimKey = (r: Dim) => `${r.site}\0${r.at}\0${r.list}\0${r.value}`;
+const totalsKey = (r: { site: string; at: number }) => `${r.site}\0${r.at}`;
+const dimKey = (r: { site: string; at: number; list: string; value: string }) =>
+  `${r.site}\0${r.at}\0${r.list}\0${r.value}`;
 const vitalKey = (r: Vital) => `${r.site}\0${r.at}\0${r.page}\0${r.metric}\0${r.bucket}`;
 
 const addTotals = (to: Totals, from: TotalsDelta) => {
@@ -73,19 +83,19 @@ const addDim = (to: Dim, from: Dim) => {
   to.visitors += from.visitors;
   to.views += from.views;
 };
-const addVital = (to: Vital, from: Vital) => {
-  to.n += from.n;
-};
 
 export class BatchRollups {
   private readonly totals = new Map<string, Totals>();
   private readonly dims = new Map<string, Dim>();
-  private readonly vitals = new Map<string, Vital>();
+  /** Histograms of every page (`page = ''`) by hour. */
+  private readonly vitalHours = new Map<string, Vital>();
+  /** Histograms per page by day: hours of every page of a site would be too many rows. */
+  private readonly pageVitalDays = new Map<string, Vital>();
 
   /** Adds to the totals of the hour of `ts`. */
   total(site: string, ts: number, delta: TotalsDelta): void {
     const at = hourOf(ts);
-    const key = `${site}\0${at}`;
+    const key = totalsKey({ site, at });
     let row = this.totals.get(key);
     if (!row) {
       row = { site, at, visitors: 0, views: 0, visits: 0, bounces: 0, engagedMs: 0 };
@@ -97,7 +107,7 @@ export class BatchRollups {
   /** Adds visitors and views to a value of a list in the hour of `ts`. */
   dim(site: string, ts: number, list: AnalyticsList, value: string, visitors: number, views: number): void {
     const at = hourOf(ts);
-    const key = `${site}\0${at}\0${list}\0${value}`;
+    const key = dimKey({ site, at, list, value });
     const row = this.dims.get(key);
     if (row) {
       row.visitors += visitors;
@@ -105,50 +115,39 @@ export class BatchRollups {
     } else this.dims.set(key, { site, at, list, value, visitors, views });
   }
 
-  /** Adds `n` (−1 to take back a report) to a Web Vitals histogram bucket in the hour of `ts`. */
+  /**
+   * Adds `n` (−1 takes a report back) to a Web Vitals bucket of the page and of every page: the
+   * latter in the hour of `ts` (and its day), the page's in the day of `ts`.
+   */
   vital(site: string, ts: number, page: string, metric: VitalName, bucket: number, n: number): void {
-    const at = hourOf(ts);
-    const key = `${site}\0${at}\0${page}\0${metric}\0${bucket}`;
-    const row = this.vitals.get(key);
-    if (row) row.n += n;
-    else this.vitals.set(key, { site, at, page, metric, bucket, n });
+    addVital(this.vitalHours, { site, at: hourOf(ts), page: '', metric, bucket, n });
+    addVital(this.pageVitalDays, { site, at: dayOf(ts), page, metric, bucket, n });
   }
 
   /** Writes the hour rows and their days' rows; rows that add nothing are skipped. */
   write(db: DatabaseSync): void {
-    const totalsStmt = statement(db, upsertTotals);
-    const days = new Map<string, Totals>();
-    for (const row of this.totals.values()) {
-      intoDay(days, row, totalsKey, addTotals);
-      writeTotals(totalsStmt, 'h', row);
-    }
-    for (const row of days.values()) writeTotals(totalsStmt, 'd', row);
-
-    const dimStmt = statement(db, upsertDim);
-    const dimDays = new Map<string, Dim>();
-    for (const row of this.dims.values()) {
-      intoDay(dimDays, row, dimKey, addDim);
-      if (row.visitors !== 0 || row.views !== 0)
-        dimStmt.run(row.site, 'h', row.at, row.list, row.value, row.visitors, row.views);
-    }
-    for (const row of dimDays.values()) {
-      if (row.visitors !== 0 || row.views !== 0)
-        dimStmt.run(row.site, 'd', row.at, row.list, row.value, row.visitors, row.views);
-    }
-
-    const vitalStmt = statement(db, upsertVital);
-    const vitalDays = new Map<string, Vital>();
-    for (const row of this.vitals.values()) {
-      intoDay(vitalDays, row, vitalKey, addVital);
-      if (row.n !== 0) vitalStmt.run(row.site, 'h', row.at, row.page, row.metric, row.bucket, row.n);
-    }
-    for (const row of vitalDays.values()) {
-      if (row.n !== 0) vitalStmt.run(row.site, 'd', row.at, row.page, row.metric, row.bucket, row.n);
-    }
+    const totals = statement(db, upsertTotals);
+    writeHoursAndDays(this.totals.values(), totalsKey, addTotals, (res, r) => {
+      if (r.visitors === 0 && r.views === 0 && r.visits === 0 && r.bounces === 0 && r.engagedMs === 0) return;
+      totals.run(r.site, res, r.at, r.visitors, r.views, r.visits, r.bounces, r.engagedMs);
+    });
+    const dims = statement(db, upsertDim);
+    writeHoursAndDays(this.dims.values(), dimKey, addDim, (res, r) => {
+      if (r.visitors !== 0 || r.views !== 0)
+        dims.run(r.site, res, r.at, r.list, r.value, r.visitors, r.views);
+    });
+    const vitals = statement(db, upsertVital);
+    const writeVital = (res: 'h' | 'd', r: Vital) => {
+      if (r.n !== 0) vitals.run(r.site, res, r.at, r.page, r.metric, r.bucket, r.n);
+    };
+    writeHoursAndDays(this.vitalHours.values(), vitalKey, (to, from) => (to.n += from.n), writeVital);
+    for (const row of this.pageVitalDays.values()) writeVital('d', row);
   }
 }
 
-function writeTotals(stmt: ReturnType<typeof statement>, res: 'h' | 'd', r: Totals): void {
-  if (r.visitors === 0 && r.views === 0 && r.visits === 0 && r.bounces === 0 && r.engagedMs === 0) return;
-  stmt.run(r.site, res, r.at, r.visitors, r.views, r.visits, r.bounces, r.engagedMs);
+function addVital(into: Map<string, Vital>, row: Vital): void {
+  const key = vitalKey(row);
+  const known = into.get(key);
+  if (known) known.n += row.n;
+  else into.set(key, row);
 }

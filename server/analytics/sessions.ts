@@ -16,8 +16,8 @@ export function isBouncing(views: number, engagedMs: number): boolean {
   return views <= 1 && engagedMs < ENGAGED_VISIT_MS;
 }
 
+/** A visit of one visitor of one site (whose events the caller has), known by when it started. */
 export type Session = {
-  id: number;
   startedAt: number;
   lastAt: number;
   views: number;
@@ -29,7 +29,6 @@ export type Session = {
 };
 
 const sessionRow = mapper({
-  id: int,
   startedAt: int,
   lastAt: int,
   views: int,
@@ -40,12 +39,12 @@ const sessionRow = mapper({
   utmCampaign: nullable(text),
 });
 
-/** The visitor's latest visit (along the index on site, visitor, last_at), or null for a visitor new today. */
+/** The visitor's latest visit (one seek: the table is in visitor order), or null for a visitor new today. */
 export function latestSession(db: DatabaseSync, site: string, visitor: string): Session | null {
   const session = one(
     db,
-    `SELECT id, started_at, last_at, views, engaged_ms, referrer, utm_source, utm_medium, utm_campaign
-     FROM analytics_sessions WHERE site = ? AND visitor = ? ORDER BY last_at DESC LIMIT 1`,
+    `SELECT started_at, last_at, views, engaged_ms, referrer, utm_source, utm_medium, utm_campaign
+     FROM analytics_sessions WHERE site = ? AND visitor = ? ORDER BY started_at DESC LIMIT 1`,
     sessionRow,
     site,
     visitor,
@@ -76,13 +75,13 @@ export function earlierSources(db: DatabaseSync, site: string, visitor: string) 
   );
 }
 
-/** Starts a visit at a page view; returns the new session. */
+/** Starts a visit at a page view; returns it. */
 export function startSession(
   db: DatabaseSync,
   item: TrackerItem,
   { referrer, utm }: Extract<TrackerItem['event'], { kind: 'view' }>,
 ): Session {
-  const id = statement(
+  statement(
     db,
     `INSERT INTO analytics_sessions (site, visitor, started_at, last_at, views, engaged_ms, entry_page, referrer,
        utm_source, utm_medium, utm_campaign, country, device, browser, os)
@@ -101,9 +100,8 @@ export function startSession(
     item.device,
     item.browser,
     item.os,
-  ).lastInsertRowid;
+  );
   return {
-    id: Number(id),
     startedAt: item.ts,
     lastAt: item.ts,
     views: 1,
@@ -116,9 +114,10 @@ export function startSession(
 }
 
 /** Writes a continuing visit's new counts; `lastAt` only moves forward. */
-export function updateSession(db: DatabaseSync, session: Session): void {
+export function updateSession(db: DatabaseSync, item: TrackerItem, session: Session): void {
   statement(
     db,
-    'UPDATE analytics_sessions SET last_at = max(last_at, ?), views = ?, engaged_ms = ? WHERE id = ?',
-  ).run(session.lastAt, session.views, session.engagedMs, session.id);
+    `UPDATE analytics_sessions SET last_at = max(last_at, ?), views = ?, engaged_ms = ?
+     WHERE site = ? AND visitor = ? AND started_at = ?`,
+  ).run(session.lastAt, session.views, session.engagedMs, item.site, item.visitor, session.startedAt);
 }

@@ -7,8 +7,8 @@ import type { Benchmark } from './main.ts';
 /**
  * The writer's cost of tracker events (`applyTrackerItems`), without HTTP: batches of 2,000 events
  * as the ingest queue hands them over, on a database on disk with mon's settings. The events are a
- * simulated traffic of 20,000 a second: 60% page views, 35% engagement with Web Vitals, 5% errors,
- * from 20,000 visitors a day over 3 sites, 300 pages, a few referrers and campaigns. Run alone:
+ * simulated traffic of 20,000 a second (`simulatedEvents`): visits of 1 to 6 pages over 3 sites and
+ * 1,200 pages, engagement with Web Vitals, a few errors, referrers and campaigns. Run alone:
  * `node_modules/.bin/node bench/analytics-apply.ts` (BENCH_APPLY_EVENTS to change the count).
  */
 const EVENTS = Number(process.env.BENCH_APPLY_EVENTS ?? 400_000);
@@ -51,62 +51,80 @@ const referrers = [
   'bing.com',
 ];
 
+type Visitor = {
+  id: string;
+  n: number;
+  site: string;
+  agent: (typeof agents)[number];
+  country: string | null;
+};
+type Journey = { visitor: Visitor; views: number; page: string | null };
+
+/**
+ * Visits of 1 to 6 pages, 2,000 going on at once: each step moves one of them on. A view is followed by
+ * the page being hidden (engaged time and Web Vitals) 70% of the time, and by an error 3% of the time.
+ */
 export function simulatedEvents(count: number, start: number): TrackerItem[] {
   const next = random(42);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const hex = () =>
+    Math.floor(next() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
+  let visitors = 0;
+  const newJourney = (): Journey => {
+    const n = visitors++;
+    return {
+      visitor: {
+        id: hex() + hex() + hex() + hex(),
+        n,
+        site: `site${n % 3}.example`,
+        agent: pick(agents),
+        country: pick(countries),
+      },
+      views: 1 + Math.floor(next() * 6),
+      page: null,
+    };
+  };
+  const going = Array.from({ length: 2_000 }, newJourney);
   const items: TrackerItem[] = [];
-  for (let i = 0; i < count; i++) {
-    const ts = start + Math.floor((i * 1000) / RATE_PER_SECOND);
-    // Skewed: a few visitors come back often, most once.
-    const v = Math.floor(20_000 * next() ** 2);
-    const [device, browser, os] = agents[v % agents.length]!;
-    const page = `/${['docs', 'blog', 'pricing', 'app'][v % 4]}/${Math.floor(300 * next() ** 3)}`;
+  while (items.length < count) {
+    const ts = start + Math.floor((items.length * 1000) / RATE_PER_SECOND);
+    const slot = Math.floor(next() * going.length);
+    const journey = going[slot]!;
+    const { visitor } = journey;
+    const [device, browser, os] = visitor.agent;
     const common = {
-      site: `site${v % 3}.example`,
+      site: visitor.site,
       ts,
-      visitor: v.toString(16).padStart(32, '0'),
-      page,
+      visitor: visitor.id,
       device,
       browser,
       os,
-      country: countries[v % countries.length]!,
+      country: visitor.country,
     };
-    const roll = next();
-    if (roll < 0.6) {
-      const campaign = next() < 0.1;
+    if (journey.page !== null && next() < 0.7) {
       items.push({
         ...common,
-        event: {
-          kind: 'view',
-          referrer: pick(referrers),
-          utm: {
-            source: campaign ? pick(['newsletter', 'twitter', 'ads']) : null,
-            medium: campaign ? 'email' : null,
-            campaign: campaign ? `spring-${v % 5}` : null,
-          },
-        },
-      });
-    } else if (roll < 0.95) {
-      items.push({
-        ...common,
+        page: journey.page,
         event: {
           kind: 'engage',
           engagedMs: Math.floor(next() * 60_000),
-          vitals:
-            next() < 0.8
-              ? {
-                  lcp: 500 + next() * 4000,
-                  cls: next() * 0.3,
-                  inp: next() * 600,
-                  fcp: 300 + next() * 2000,
-                  ttfb: next() * 1500,
-                }
-              : {},
+          vitals: {
+            lcp: 500 + next() ** 2 * 4000,
+            cls: next() ** 3 * 0.3,
+            inp: next() ** 2 * 600,
+            fcp: 300 + next() ** 2 * 2000,
+            ttfb: 50 + next() ** 2 * 1500,
+          },
         },
       });
-    } else {
+    }
+    if (journey.page !== null && next() < 0.03) {
+      const v = visitor.n;
       items.push({
         ...common,
+        page: journey.page,
         event: {
           kind: 'error',
           type: 'TypeError',
@@ -114,12 +132,33 @@ export function simulatedEvents(count: number, start: number): TrackerItem[] {
           script: 'https://site.example/assets/app-4f3a2b1c.js',
           line: 3,
           column: 100 + (v % 50),
-          stack: `TypeError: x\n    at render${v % 20} (https://site.example/assets/app-4f3a2b1c.js:3:${v % 50})\n    at https://site.example/assets/app-4f3a2b1c.js:1:1`,
+          stack: `TypeError: x\n    at render${v % 20} (https://site.example/assets/app-4f3a2b1c.js:3:${v % 50})`,
         },
       });
     }
+    if (journey.views === 0) {
+      going[slot] = newJourney();
+      continue;
+    }
+    const page = `/${['docs', 'blog', 'pricing', 'app'][Math.floor(next() * 4)]}/${Math.floor(300 * next() ** 3)}`;
+    const campaign = journey.page === null && next() < 0.1;
+    items.push({
+      ...common,
+      page,
+      event: {
+        kind: 'view',
+        referrer: journey.page === null ? pick(referrers) : null,
+        utm: {
+          source: campaign ? pick(['newsletter', 'twitter', 'ads']) : null,
+          medium: campaign ? 'email' : null,
+          campaign: campaign ? `spring-${visitor.n % 5}` : null,
+        },
+      },
+    });
+    journey.page = page;
+    journey.views--;
   }
-  return items;
+  return items.slice(0, count);
 }
 
 export const benchmark: Benchmark = {

@@ -90,7 +90,7 @@ test('what reads may count on: hours from hourlyKeptFrom, single pages’ days f
   assert.equal(rows(s, "SELECT 1 FROM analytics_vitals WHERE page = '/a' AND at < ?", firstDay).length, 0);
 });
 
-test('pruning goes in writer jobs of at most chunkRows rows until everything old is gone', async (t) => {
+test('pruning goes in writer jobs of at most chunkRows rows (and one visitor’s page views) until everything old is gone', async (t) => {
   const s = await server(t);
   const old = NOW - RAW_RETENTION_MS - DAY;
   // 60 visitors over 60 hours: raw rows, hours, errors.

@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { HOUR } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { mapper, one, text } from '../store/rows.ts';
+import { all, int, mapper, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
 import type { VisitorIds } from './visitors.ts';
@@ -23,6 +23,33 @@ const deleting =
     Number(statement(db, sql).run(...params, limit).changes);
 
 const siteRow = mapper({ site: text });
+const visitRow = mapper({ site: text, visitor: text, startedAt: int });
+
+/**
+ * Deletes visits that started before `cutoff`, oldest first, with the page views of their visitors (a
+ * visitor's views of the day go with its first visit: the views table has no index by time), until
+ * `limit` rows are deleted or, by the views of one visitor, a few more. Returns the rows deleted.
+ */
+function pruneVisits(db: DatabaseSync, cutoff: number, limit: number): number {
+  const visits = all(
+    db,
+    'SELECT site, visitor, started_at FROM analytics_sessions WHERE started_at < ? ORDER BY started_at LIMIT ?',
+    visitRow,
+    cutoff,
+    limit,
+  );
+  const views = statement(db, 'DELETE FROM analytics_views WHERE site = ? AND visitor = ?');
+  const visit = statement(
+    db,
+    'DELETE FROM analytics_sessions WHERE site = ? AND visitor = ? AND started_at = ?',
+  );
+  let deleted = 0;
+  for (const { site, visitor, startedAt } of visits) {
+    deleted += Number(views.run(site, visitor).changes) + Number(visit.run(site, visitor, startedAt).changes);
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
 
 /** The sites a rollup table has rows of: one seek per site along its primary key, which starts with the site. */
 function sitesIn(
@@ -43,16 +70,7 @@ function sitesIn(
  */
 function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
   const parts: Part[] = [
-    deleting(
-      `DELETE FROM analytics_views WHERE (site, visitor, page, ts) IN
-         (SELECT site, visitor, page, ts FROM analytics_views WHERE ts < ? LIMIT ?)`,
-      cutoff,
-    ),
-    deleting(
-      `DELETE FROM analytics_sessions WHERE (site, visitor, started_at) IN
-         (SELECT site, visitor, started_at FROM analytics_sessions WHERE started_at < ? LIMIT ?)`,
-      cutoff,
-    ),
+    (db, limit) => pruneVisits(db, cutoff, limit),
     deleting(
       `DELETE FROM js_error_counts WHERE (group_id, res, at) IN
          (SELECT group_id, res, at FROM js_error_counts WHERE res = 'h' AND at < ? LIMIT ?)`,

@@ -33,7 +33,8 @@ CREATE INDEX analytics_sessions_by_start ON analytics_sessions (started_at);
 
 -- A page view. `vitals`: the Web Vitals the view last reported (JSON, metric → histogram bucket of
 -- server/analytics/vitals.ts): the tracker reports them each time the page is hidden, and only the last
--- report of a view counts. Two views of one page by one visitor in the same millisecond are one.
+-- report of a view counts. Two views of one page by one visitor in the same millisecond are one. No
+-- index by time: a visitor's views go with their visits (server/analytics/housekeeping.ts).
 CREATE TABLE analytics_views_new (
   site TEXT NOT NULL,
   visitor TEXT NOT NULL,
@@ -45,7 +46,6 @@ CREATE TABLE analytics_views_new (
 INSERT OR IGNORE INTO analytics_views_new SELECT site, visitor, page, ts, NULL FROM analytics_views;
 DROP TABLE analytics_views;
 ALTER TABLE analytics_views_new RENAME TO analytics_views;
-CREATE INDEX analytics_views_by_time ON analytics_views (ts);
 
 -- Hourly error counts are deleted with the other raw data (server/analytics/housekeeping.ts).
 CREATE INDEX js_error_counts_by_time ON js_error_counts (res, at);

@@ -235,7 +235,7 @@ function vitals(s: TestServer, page: string, metric: string, res: 'h' | 'd', at:
   ).map((r) => `${r.bucket}:${r.n}`);
 }
 
-test('Web Vitals count in the histograms of the page and of every page; a later report of a view replaces the earlier', async (t) => {
+test('Web Vitals count in the histograms of every page and (Core Web Vitals) of the page; a later report of a view replaces the earlier', async (t) => {
   const s = await server(t);
   const lcp1 = vitalBucket('lcp', 2_000);
   const lcp2 = vitalBucket('lcp', 3_200);
@@ -266,9 +266,12 @@ test('Web Vitals count in the histograms of the page and of every page; a later 
   ]);
   assert.deepEqual(vitals(s, '/a', 'lcp', 'd', DAY_5), [`${lcp1}:1`, `${lcp2}:1`].sort());
   // A report without its view (the view came under yesterday's id) counts at its own time.
-  await store(s, [engage({ ts: T + DAY, visitor: 'other', page: '/b', vitals: { ttfb: 300 } })]);
-  assert.deepEqual(vitals(s, '/b', 'ttfb', 'd', DAY_5 + DAY), [`${vitalBucket('ttfb', 300)}:1`]);
+  await store(s, [engage({ ts: T + DAY, visitor: 'other', page: '/b', vitals: { lcp: 900, ttfb: 300 } })]);
+  assert.deepEqual(vitals(s, '/b', 'lcp', 'd', DAY_5 + DAY), [`${vitalBucket('lcp', 900)}:1`]);
   assert.deepEqual(vitals(s, '', 'ttfb', 'h', HOUR_10 + DAY), [`${vitalBucket('ttfb', 300)}:1`]);
+  assert.deepEqual(vitals(s, '', 'ttfb', 'd', DAY_5 + DAY), [`${vitalBucket('ttfb', 300)}:1`]);
+  // FCP and TTFB are kept for every page together only.
+  assert.deepEqual(vitals(s, '/b', 'ttfb', 'd', DAY_5 + DAY), []);
 });
 
 const stackAt = (fn: string) => `Error: x\n    at ${fn} (https://shop.example/assets/app.js?v=3:1:100)`;

@@ -1,3 +1,4 @@
+import type { VitalName } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 
 /**
@@ -5,9 +6,10 @@ import { DAY, HOUR } from '../checks/rollups.ts';
  *
  * - raw data (`analytics_sessions`, `analytics_views`) and hourly rollups (`res = 'h'` rows of
  *   `analytics_totals`, `analytics_dims`, `analytics_vitals`, `js_error_counts`): RAW_RETENTION_MS;
- * - Web Vitals of single pages (`analytics_vitals` rows with a `page`): day rows only, for
- *   RAW_RETENTION_MS (a histogram per page, metric and bucket: too many rows by the hour or for good);
- *   Web Vitals of every page (`page = ''`) have hour and day rows like the others;
+ * - Web Vitals of single pages (`analytics_vitals` rows with a `page`): the Core Web Vitals only
+ *   (PAGE_VITALS), day rows only, for RAW_RETENTION_MS. A histogram per page, metric and bucket is
+ *   most of the writer's work for a tracker event: by the hour, for good or for all five metrics it
+ *   would be too much. Web Vitals of every page (`page = ''`) have hour and day rows like the others;
  * - daily rollups (`res = 'd'` rows) and error groups (`js_error_groups`): for good.
  *
  * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
@@ -26,4 +28,11 @@ export function hourlyKeptFrom(now: number): number {
 /** The first day of single pages' Web Vitals surely still kept at `now` (day rows of a page, retention.ts). */
 export function pageVitalsKeptFrom(now: number): number {
   return Math.ceil((now - RAW_RETENTION_MS) / DAY) * DAY;
+}
+
+/** The Web Vitals kept per page: the Core Web Vitals. FCP and TTFB are kept for every page together only. */
+export const PAGE_VITALS: readonly VitalName[] = ['lcp', 'inp', 'cls'];
+
+export function isPageVital(metric: VitalName): boolean {
+  return PAGE_VITALS.includes(metric);
 }

@@ -18,6 +18,9 @@ export const analyticsLists = [
 ] as const;
 export type AnalyticsList = (typeof analyticsLists)[number];
 
+/** The `referrers` value of visits that came without a referrer (typed, bookmarked, from an app). */
+export const DIRECT_REFERRER = '(direct)';
+
 /** The Web Vitals the tracker measures. */
 export const vitalNames = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
 export type VitalName = (typeof vitalNames)[number];

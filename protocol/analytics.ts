@@ -10,6 +10,7 @@ import { type CheckBody, checkBodySchema, isHostname, nameSchema } from './check
 export {
   type AnalyticsList,
   analyticsLists,
+  DIRECT_REFERRER,
   type VitalName,
   vitalNames,
   vitalThresholds,

@@ -1,16 +1,190 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { HOUR } from '../checks/rollups.ts';
+import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { all, int, mapper, one, text } from '../store/rows.ts';
+import { statement } from '../store/statements.ts';
+import { RAW_RETENTION_MS } from './retention.ts';
 import type { VisitorIds } from './visitors.ts';
 
 /**
- * Hourly: deletes raw analytics data (sessions, page views, hourly rollups) older than
- * RAW_RETENTION_MS and salts older than 48 hours. Daily rollups and error groups stay.
+ * One pruning job deletes at most this many rows and stops after this long, so that it holds the
+ * writer (and the event loop) for milliseconds; the pass goes on in the next job until done.
  */
-export function createAnalyticsHousekeeping(
+export const PRUNE_CHUNK_ROWS = 5_000;
+const PRUNE_CHUNK_MS = 20;
+
+/** A piece of pruning: deletes at most `limit` rows, returns how many it deleted. */
+type Part = (db: DatabaseSync, limit: number) => number;
+
+const deleting =
+  (sql: string, ...params: (string | number)[]): Part =>
+  (db, limit) =>
+    Number(statement(db, sql).run(...params, limit).changes);
+
+const siteRow = mapper({ site: text });
+const visitRow = mapper({ site: text, visitor: text, startedAt: int });
+
+/**
+ * Deletes visits that started before `cutoff`, oldest first, with the page views of their visitors (a
+ * visitor's views of the day go with its first visit: the views table has no index by time), until
+ * `limit` rows are deleted or, by the views of one visitor, a few more. Returns the rows deleted.
+ */
+function pruneVisits(db: DatabaseSync, cutoff: number, limit: number): number {
+  const visits = all(
+    db,
+    'SELECT site, visitor, started_at FROM analytics_sessions WHERE started_at < ? ORDER BY started_at LIMIT ?',
+    visitRow,
+    cutoff,
+    limit,
+  );
+  const views = statement(db, 'DELETE FROM analytics_views WHERE site = ? AND visitor = ?');
+  const visit = statement(
+    db,
+    'DELETE FROM analytics_sessions WHERE site = ? AND visitor = ? AND started_at = ?',
+  );
+  let deleted = 0;
+  for (const { site, visitor, startedAt } of visits) {
+    deleted += Number(views.run(site, visitor).changes) + Number(visit.run(site, visitor, startedAt).changes);
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
+
+/** The sites a rollup table has rows of: one seek per site along its primary key, which starts with the site. */
+function sitesIn(
+  db: DatabaseSync,
+  table: 'analytics_totals' | 'analytics_dims' | 'analytics_vitals',
+): string[] {
+  const sites: string[] = [];
+  const sql = `SELECT site FROM ${table} WHERE site > ? ORDER BY site LIMIT 1`;
+  for (let row = one(db, sql, siteRow, ''); row; row = one(db, sql, siteRow, row.site)) sites.push(row.site);
+  return sites;
+}
+
+/**
+ * Everything a pass deletes (retention.ts), in parts, each bounded by its `limit`. Hourly rollups go
+ * site by site along their primary keys, oldest first. Single pages' Web Vitals days are found from
+ * `pagesFrom` on: days before it were pruned by an earlier pass, and the days of every page kept
+ * for good would otherwise be read again at each pass.
+ */
+function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
+  const parts: Part[] = [
+    (db, limit) => pruneVisits(db, cutoff, limit),
+    deleting(
+      `DELETE FROM js_error_counts WHERE (group_id, res, at) IN
+         (SELECT group_id, res, at FROM js_error_counts WHERE res = 'h' AND at < ? LIMIT ?)`,
+      cutoff,
+    ),
+  ];
+  for (const site of sitesIn(db, 'analytics_totals')) {
+    parts.push(
+      deleting(
+        `DELETE FROM analytics_totals WHERE (site, res, at) IN
+           (SELECT site, res, at FROM analytics_totals WHERE site = ? AND res = 'h' AND at < ? LIMIT ?)`,
+        site,
+        cutoff,
+      ),
+    );
+  }
+  for (const site of sitesIn(db, 'analytics_dims')) {
+    parts.push(
+      deleting(
+        `DELETE FROM analytics_dims WHERE (site, res, at, list, value) IN
+           (SELECT site, res, at, list, value FROM analytics_dims WHERE site = ? AND res = 'h' AND at < ? LIMIT ?)`,
+        site,
+        cutoff,
+      ),
+    );
+  }
+  for (const site of sitesIn(db, 'analytics_vitals')) {
+    const key = 'site, res, at, page, metric, bucket';
+    parts.push(
+      deleting(
+        `DELETE FROM analytics_vitals WHERE (${key}) IN
+           (SELECT ${key} FROM analytics_vitals WHERE site = ? AND res = 'h' AND at < ? LIMIT ?)`,
+        site,
+        cutoff,
+      ),
+      deleting(
+        `DELETE FROM analytics_vitals WHERE (${key}) IN (SELECT ${key} FROM analytics_vitals
+           WHERE site = ? AND res = 'd' AND at >= ? AND at < ? AND page <> '' LIMIT ?)`,
+        site,
+        pagesFrom,
+        cutoff,
+      ),
+    );
+  }
+  return parts;
+}
+
+/**
+ * Deletes analytics data past RAW_RETENTION_MS (retention.ts) at `now`: raw sessions and page views,
+ * hourly rollups, single pages' Web Vitals days. The pass runs in writer jobs of at most `chunkRows`
+ * rows and `PRUNE_CHUNK_MS`, yielding to the event loop between them. Resolves with the rows deleted
+ * and the jobs it took.
+ */
+export async function pruneAnalytics(
   deps: Deps,
-  visitors: VisitorIds,
-): { start(): void; stop(): void } {
-  void deps;
-  void visitors;
-  // Stand-in until built.
-  return { start() {}, stop() {} };
+  options: { now: number; pagesFrom?: number; chunkRows?: number },
+): Promise<{ deleted: number; jobs: number }> {
+  const cutoff = options.now - RAW_RETENTION_MS;
+  const chunkRows = options.chunkRows ?? PRUNE_CHUNK_ROWS;
+  let parts: Part[] | null = null;
+  let next = 0;
+  let deleted = 0;
+  let jobs = 0;
+  for (;;) {
+    const done = await deps.store.writer.run((db) => {
+      parts ??= partsOf(db, cutoff, options.pagesFrom ?? 0);
+      const started = performance.now();
+      let left = chunkRows;
+      while (next < parts.length && left > 0 && performance.now() - started < PRUNE_CHUNK_MS) {
+        const n = parts[next]!(db, left);
+        left -= n;
+        deleted += n;
+        // A part that deleted fewer rows than it could has nothing left.
+        if (left > 0) next++;
+      }
+      return next >= parts.length;
+    });
+    jobs++;
+    if (done) return { deleted, jobs };
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * Every hour on one clock timer: `pruneAnalytics`, then the visitor-id salts older than 48 hours
+ * (`visitors.prune`).
+ */
+export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
+  let timer: TimerHandle | null = null;
+  let pass: Promise<void> = Promise.resolve();
+  /** The cutoff of the last pass that finished: everything older is gone. */
+  let prunedBefore = 0;
+  const prune = async () => {
+    const now = deps.clock.now();
+    await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
+    prunedBefore = now - RAW_RETENTION_MS;
+    await visitors.prune(now);
+  };
+  const plan = () => {
+    timer = deps.clock.setTimeout(() => {
+      pass = prune()
+        .catch((error: unknown) => deps.log.warn('analytics data not pruned', { error: String(error) }))
+        .finally(() => {
+          if (timer !== null) plan();
+        });
+    }, HOUR);
+  };
+  return {
+    start: plan,
+    stop() {
+      if (timer) deps.clock.clearTimeout(timer);
+      timer = null;
+    },
+    /** Resolves once the pass under way, if any, is done. */
+    idle: () => pass,
+  };
 }

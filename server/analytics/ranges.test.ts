@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DAY, HOUR } from '../checks/rollups.ts';
-import { hourlyKeptFrom, previousSpan, RAW_RETENTION_MS, readSpan } from './ranges.ts';
+import { previousSpan, readSpan } from './ranges.ts';
+import { hourlyKeptFrom, RAW_RETENTION_MS } from './retention.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 14, 20);
 

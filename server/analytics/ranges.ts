@@ -1,10 +1,6 @@
 import { DAY, HOUR } from '../checks/rollups.ts';
+import { hourlyKeptFrom } from './retention.ts';
 
-/**
- * How long raw analytics data and hourly rollups (`res = 'h'`) are kept; daily rollups stay for good.
- * Storage's retention.ts owns this figure: this stands for it until then.
- */
-export const RAW_RETENTION_MS = 35 * DAY;
 
 /** Spans up to this long read hour buckets; longer ones read UTC days. */
 export const HOURLY_SPAN_MS = 48 * HOUR;
@@ -26,13 +22,6 @@ export type ReadSpan = {
   buckets: number[];
 };
 
-/**
- * The first hour bucket surely still kept at `now`: housekeeping deletes buckets older than
- * RAW_RETENTION_MS when it runs, never later ones.
- */
-export function hourlyKeptFrom(now: number): number {
-  return Math.ceil((now - RAW_RETENTION_MS) / HOUR) * HOUR;
-}
 
 /**
  * The buckets of the range [from, to): hours when it spans at most 48 hours and its hours are still

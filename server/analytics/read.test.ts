@@ -4,7 +4,7 @@ import type { AnalyticsRead } from '../../protocol/analytics.ts';
 import { authTestServer } from '../auth/test-helpers.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 import { staticConfig } from '../config/service.ts';
-import { hourlyKeptFrom } from './ranges.ts';
+import { hourlyKeptFrom } from './retention.ts';
 import { readServer, writeDims, writeTotals } from './read-testkit.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 14, 20);

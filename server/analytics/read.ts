@@ -47,6 +47,8 @@ export function readAnalytics(
   const { totals, series } = readTraffic(db, domain, span);
   const dimensions = readDimensions(db, domain, span);
   const topPages = dimensions.pages.rows.map((row) => row.value);
+  const vitals = readVitals(db, domain, span, topPages, now);
+  const omitted = [...(previous ? [] : ['previous']), ...(vitals.pages === null ? ['vitals.pages'] : [])];
   return {
     site: domain,
     service: site?.service ?? null,
@@ -57,10 +59,10 @@ export function readAnalytics(
     previous: previous ? readTotals(db, domain, previous) : noTotals(),
     series,
     dimensions,
-    vitals: readVitals(db, domain, span, topPages),
+    vitals,
     errors: readErrorGroups(db, site, span),
     sharedAddress: input.sharedAddress,
-    omitted: previous ? [] : ['previous'],
+    omitted,
   };
 }
 

@@ -2,12 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { IncidentVisitors } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 import { all, int, mapper } from '../store/rows.ts';
+import { hourlyKeptFrom } from './retention.ts';
 
-/**
- * How long hourly rollups are kept (docs/analytics.md "What is kept, and for how long"). Beyond, only
- * daily rollups answer. The same figure as the storage's RAW_RETENTION_MS.
- */
-const HOURLY_KEPT_MS = 35 * DAY;
 
 const pointRow = mapper({ at: int, visitors: int });
 
@@ -23,7 +19,7 @@ export function visitorsAround(
   site: string,
   span: { from: number; to: number; start: number; end: number; now: number },
 ): IncidentVisitors {
-  const hourlyFrom = Math.ceil((span.now - HOURLY_KEPT_MS) / HOUR) * HOUR;
+  const hourlyFrom = hourlyKeptFrom(span.now);
   const stepMs = span.from >= hourlyFrom ? HOUR : DAY;
   const first = Math.floor(span.from / stepMs) * stepMs;
   const counts = new Map(

@@ -1,7 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type VitalName, type VitalRead, type VitalsRead, vitalNames } from '../../protocol/analytics.ts';
+import { DAY } from '../checks/rollups.ts';
 import { all, int, mapper, oneOf, text } from '../store/rows.ts';
 import type { ReadSpan } from './ranges.ts';
+import { pageVitalsKeptFrom } from './retention.ts';
 import { p75, vitalRating } from './vitals.ts';
 
 /** The page of the histograms over every page. */
@@ -31,7 +33,7 @@ function vitalOf(metric: VitalName, histogram: Map<number, number>): VitalRead |
 function readHistograms(
   db: DatabaseSync,
   site: string,
-  span: ReadSpan,
+  at: { res: 'h' | 'd'; buckets: number[] },
   pages: string[],
 ): Map<string, VitalsRead> {
   // Keyed by page and metric.
@@ -41,8 +43,8 @@ function readHistograms(
     histogramsSql,
     histogramRow,
     site,
-    span.res,
-    JSON.stringify(span.buckets),
+    at.res,
+    JSON.stringify(at.buckets),
     JSON.stringify(pages),
   );
   for (const { page, metric, bucket, n } of rows) {
@@ -70,20 +72,32 @@ function vitalsOf(histogramOf: (metric: VitalName) => Map<number, number> | unde
 
 export const noVitals = (): VitalsRead => vitalsOf(() => undefined);
 
+/** The UTC days a span touches: single pages' Web Vitals are kept by the day only (retention.ts). */
+function daysOf(span: ReadSpan): number[] {
+  const days: number[] = [];
+  for (let day = Math.floor(span.from / DAY) * DAY; day < span.to; day += DAY) days.push(day);
+  return days;
+}
+
 /**
  * Web Vitals at p75 over the span: over every page, and for each of `pages` (the most viewed, in
- * their order).
+ * their order) over the days the span touches. Single pages' are kept for RAW_RETENTION_MS: a span
+ * reaching back beyond has `pages` null (the read names it in `omitted`).
  */
 export function readVitals(
   db: DatabaseSync,
   site: string | null,
   span: ReadSpan,
   pages: string[],
-): { overall: VitalsRead; pages: { page: string; vitals: VitalsRead }[] } {
+  now: number,
+): { overall: VitalsRead; pages: { page: string; vitals: VitalsRead }[] | null } {
+  if (span.from < pageVitalsKeptFrom(now)) {
+    const overall =
+      site === null ? noVitals() : readHistograms(db, site, span, [EVERY_PAGE]).get(EVERY_PAGE)!;
+    return { overall, pages: null };
+  }
   if (site === null || span.buckets.length === 0) return { overall: noVitals(), pages: [] };
-  const read = readHistograms(db, site, span, [EVERY_PAGE, ...pages]);
-  return {
-    overall: read.get(EVERY_PAGE)!,
-    pages: pages.map((page) => ({ page, vitals: read.get(page)! })),
-  };
+  const overall = readHistograms(db, site, span, [EVERY_PAGE]).get(EVERY_PAGE)!;
+  const byPage = readHistograms(db, site, { res: 'd', buckets: daysOf(span) }, pages);
+  return { overall, pages: pages.map((page) => ({ page, vitals: byPage.get(page)! })) };
 }

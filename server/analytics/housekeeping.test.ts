@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { type TestContext, test } from 'node:test';
+import { DAY, HOUR } from '../checks/rollups.ts';
+import { FakeClock } from '../clock.ts';
+import type { WriteFn } from '../store/writer.ts';
+import { createTestServer, type TestServer } from '../testing.ts';
+import { createAnalyticsHousekeeping, pruneAnalytics } from './housekeeping.ts';
+import { hourlyKeptFrom, pageVitalsKeptFrom, RAW_RETENTION_MS } from './retention.ts';
+import { engage, jsError, rows, store, view } from './storage-testkit.ts';
+import type { VisitorIds } from './visitors.ts';
+
+const NOW = Date.UTC(2026, 2, 10, 12, 30);
+
+async function server(t: TestContext, clock = new FakeClock(NOW)): Promise<TestServer> {
+  const s = await createTestServer({ clock });
+  t.after(() => s.dispose());
+  return s;
+}
+
+/** A visit with an engagement, its Web Vitals and an error, at `ts`. */
+const visitAt = (ts: number, visitor: string) => [
+  view({ ts, visitor, page: '/a' }),
+  engage({ ts: ts + 1_000, visitor, page: '/a', engagedMs: 20_000, vitals: { lcp: 1_500 } }),
+  jsError({ ts: ts + 2_000, visitor, message: 'boom' }),
+];
+
+const count = (s: TestServer, sql: string) => Number(rows(s, `SELECT count(*) AS n FROM ${sql}`)[0]!.n);
+
+/** Rows of each kind, as `table res` → rows. */
+function tally(s: TestServer) {
+  return {
+    sessions: count(s, 'analytics_sessions'),
+    views: count(s, 'analytics_views'),
+    totalsHours: count(s, "analytics_totals WHERE res = 'h'"),
+    totalsDays: count(s, "analytics_totals WHERE res = 'd'"),
+    dimsHours: count(s, "analytics_dims WHERE res = 'h'"),
+    dimsDays: count(s, "analytics_dims WHERE res = 'd'"),
+    vitalsHours: count(s, "analytics_vitals WHERE res = 'h'"),
+    vitalsDays: count(s, "analytics_vitals WHERE res = 'd' AND page = ''"),
+    pageVitalsDays: count(s, "analytics_vitals WHERE res = 'd' AND page <> ''"),
+    errorHours: count(s, "js_error_counts WHERE res = 'h'"),
+    errorDays: count(s, "js_error_counts WHERE res = 'd'"),
+    errorGroups: count(s, 'js_error_groups'),
+  };
+}
+
+test('raw data, hourly rollups and single pages’ vitals past RAW_RETENTION_MS are deleted; daily rollups and error groups stay', async (t) => {
+  const s = await server(t);
+  const old = NOW - RAW_RETENTION_MS - 2 * DAY;
+  const recent = NOW - DAY;
+  await store(s, [...visitAt(old, 'old'), ...visitAt(recent, 'recent')]);
+  const before = tally(s);
+  const result = await pruneAnalytics(s.deps, { now: NOW });
+  assert.deepEqual(tally(s), {
+    sessions: 1,
+    views: 1,
+    totalsHours: 1,
+    totalsDays: 2,
+    dimsHours: before.dimsHours / 2,
+    dimsDays: before.dimsDays,
+    vitalsHours: 1,
+    vitalsDays: 2,
+    pageVitalsDays: 1,
+    errorHours: 1,
+    errorDays: 2,
+    errorGroups: 1,
+  });
+  assert.ok(result.deleted > 0);
+  // What stays is the recent day, whole.
+  assert.deepEqual(rows(s, "SELECT at FROM analytics_totals WHERE res = 'h'"), [
+    { at: recent - (recent % HOUR) },
+  ]);
+  assert.deepEqual(rows(s, 'SELECT visitor FROM analytics_sessions'), [{ visitor: 'recent' }]);
+});
+
+test('what reads may count on: hours from hourlyKeptFrom, single pages’ days from pageVitalsKeptFrom', async (t) => {
+  const s = await server(t);
+  const firstHour = hourlyKeptFrom(NOW);
+  const firstDay = pageVitalsKeptFrom(NOW);
+  await store(s, [
+    ...visitAt(firstHour - HOUR, 'a'),
+    ...visitAt(firstHour, 'b'),
+    ...visitAt(firstDay - DAY, 'c'),
+    ...visitAt(firstDay, 'd'),
+  ]);
+  await pruneAnalytics(s.deps, { now: NOW });
+  assert.equal(rows(s, "SELECT 1 FROM analytics_totals WHERE res = 'h' AND at = ?", firstHour).length, 1);
+  assert.equal(rows(s, "SELECT 1 FROM analytics_totals WHERE res = 'h' AND at < ?", firstHour).length, 0);
+  assert.equal(rows(s, "SELECT 1 FROM analytics_vitals WHERE page = '/a' AND at = ?", firstDay).length, 1);
+  assert.equal(rows(s, "SELECT 1 FROM analytics_vitals WHERE page = '/a' AND at < ?", firstDay).length, 0);
+});
+
+test('pruning goes in writer jobs of at most chunkRows rows (and one visitor’s page views) until everything old is gone', async (t) => {
+  const s = await server(t);
+  const old = NOW - RAW_RETENTION_MS - DAY;
+  // 60 visitors over 60 hours: raw rows, hours, errors.
+  await store(s, Array.from({ length: 60 }, (_, i) => visitAt(old - i * HOUR, `v${i}`)).flat());
+  const sizes: number[] = [];
+  const writer = s.deps.store.writer;
+  const run = writer.run.bind(writer);
+  writer.run = (<T>(fn: WriteFn<T>) =>
+    run((db, tx) => {
+      const before = db.prepare('SELECT total_changes() AS n').get()!.n as number;
+      const value = fn(db, tx);
+      sizes.push((db.prepare('SELECT total_changes() AS n').get()!.n as number) - before);
+      return value;
+    })) as typeof writer.run;
+  const result = await pruneAnalytics(s.deps, { now: NOW, chunkRows: 50 });
+  writer.run = run;
+  assert.ok(result.jobs > 5, `${result.jobs} jobs`);
+  assert.ok(
+    sizes.every((n) => n <= 50),
+    sizes.join(' '),
+  );
+  assert.equal(
+    sizes.reduce((a, b) => a + b, 0),
+    result.deleted,
+  );
+  assert.deepEqual(
+    [tally(s).sessions, tally(s).views, tally(s).totalsHours, tally(s).dimsHours, tally(s).errorHours],
+    [0, 0, 0, 0, 0],
+  );
+});
+
+test('every hour on the clock: a pass, then the visitor salts', async (t) => {
+  const clock = new FakeClock(NOW);
+  const s = await server(t, clock);
+  await store(s, visitAt(NOW - RAW_RETENTION_MS - HOUR, 'old'));
+  const pruned: number[] = [];
+  const visitors: VisitorIds = {
+    idOf: () => Promise.reject(new Error('not used')),
+    prune: async (now) => {
+      pruned.push(now);
+    },
+  };
+  const housekeeping = createAnalyticsHousekeeping(s.deps, visitors);
+  housekeeping.start();
+  t.after(() => housekeeping.stop());
+  await clock.advance(HOUR - 1);
+  await housekeeping.idle();
+  assert.equal(tally(s).sessions, 1, 'nothing before the hour');
+  await clock.advance(1);
+  await housekeeping.idle();
+  assert.equal(tally(s).sessions, 0);
+  assert.deepEqual(pruned, [NOW + HOUR]);
+  await clock.advance(HOUR);
+  await housekeeping.idle();
+  assert.deepEqual(pruned, [NOW + HOUR, NOW + 2 * HOUR]);
+});

@@ -1,0 +1,91 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { type VitalName, vitalNames } from '../../protocol/analytics.ts';
+import { exists, int, json, mapper, nullable, one } from '../store/rows.ts';
+import { statement } from '../store/statements.ts';
+import type { BatchRollups } from './rollups.ts';
+import { vitalBucket } from './vitals.ts';
+
+/**
+ * Raw page views (`analytics_views`): whether a visitor saw a page before today (pages count a
+ * visitor once a day), and the Web Vitals each view last reported.
+ */
+
+/** Whether the visitor (of today: ids change daily) has viewed this page before. */
+export function hasViewed(db: DatabaseSync, site: string, visitor: string, page: string): boolean {
+  return exists(
+    db,
+    'SELECT 1 FROM analytics_views WHERE site = ? AND visitor = ? AND page = ? LIMIT 1',
+    site,
+    visitor,
+    page,
+  );
+}
+
+/** Stores a page view; false when the visitor's view of the page at that millisecond is stored already. */
+export function insertView(
+  db: DatabaseSync,
+  site: string,
+  visitor: string,
+  page: string,
+  ts: number,
+): boolean {
+  const sql = 'INSERT OR IGNORE INTO analytics_views (site, visitor, page, ts) VALUES (?, ?, ?, ?)';
+  return statement(db, sql).run(site, visitor, page, ts).changes === 1;
+}
+
+/** Metric → histogram bucket, as stored in `analytics_views.vitals`. */
+type Buckets = Partial<Record<VitalName, number>>;
+
+const viewRow = mapper({ ts: int, vitals: nullable(json<Buckets>()) });
+
+/**
+ * Counts a Web Vitals report of a page in the histograms of the page and of every page (`''`). The
+ * tracker reports a view's vitals as they stand each time the page is hidden, so a later report of
+ * the same view replaces the earlier one: its buckets are taken back and the new ones added, at the
+ * time of the view. A report whose view is not found (its view came under yesterday's visitor id) is
+ * counted at its own time.
+ */
+export function countVitals(
+  db: DatabaseSync,
+  rollups: BatchRollups,
+  report: {
+    site: string;
+    visitor: string;
+    page: string;
+    ts: number;
+    vitals: Partial<Record<VitalName, number>>;
+  },
+): void {
+  const buckets: Buckets = {};
+  let any = false;
+  for (const metric of vitalNames) {
+    const value = report.vitals[metric];
+    if (value === undefined) continue;
+    buckets[metric] = vitalBucket(metric, value);
+    any = true;
+  }
+  if (!any) return;
+  const view = one(
+    db,
+    'SELECT ts, vitals FROM analytics_views WHERE site = ? AND visitor = ? AND page = ? ORDER BY ts DESC LIMIT 1',
+    viewRow,
+    report.site,
+    report.visitor,
+    report.page,
+  );
+  const at = view?.ts ?? report.ts;
+  const add = (b: Buckets, n: number) => {
+    for (const metric of vitalNames) {
+      const bucket = b[metric];
+      if (bucket === undefined) continue;
+      rollups.vital(report.site, at, report.page, metric, bucket, n);
+    }
+  };
+  if (view?.vitals) add(view.vitals, -1);
+  add(buckets, 1);
+  if (view) {
+    const sql =
+      'UPDATE analytics_views SET vitals = ? WHERE site = ? AND visitor = ? AND page = ? AND ts = ?';
+    statement(db, sql).run(JSON.stringify(buckets), report.site, report.visitor, report.page, view.ts);
+  }
+}

@@ -1,0 +1,38 @@
+import type { VitalName } from '../../protocol/analytics.ts';
+import { DAY, HOUR } from '../checks/rollups.ts';
+
+/**
+ * What analytics keeps, and for how long (docs/analytics.md "What is kept, and for how long"):
+ *
+ * - raw data (`analytics_sessions`, `analytics_views`) and hourly rollups (`res = 'h'` rows of
+ *   `analytics_totals`, `analytics_dims`, `analytics_vitals`, `js_error_counts`): RAW_RETENTION_MS;
+ * - Web Vitals of single pages (`analytics_vitals` rows with a `page`): the Core Web Vitals only
+ *   (PAGE_VITALS), day rows only, for RAW_RETENTION_MS. A histogram per page, metric and bucket is
+ *   most of the writer's work for a tracker event: by the hour, for good or for all five metrics it
+ *   would be too much. Web Vitals of every page (`page = ''`) have hour and day rows like the others;
+ * - daily rollups (`res = 'd'` rows) and error groups (`js_error_groups`): for good.
+ *
+ * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
+ * beyond, reads have days only. Housekeeping deletes hourly, so rows slightly older may linger.
+ */
+export const RAW_RETENTION_MS = 35 * DAY;
+
+/**
+ * The first hour bucket surely still kept at `now`: housekeeping deletes buckets that began more than
+ * RAW_RETENTION_MS before its run, never later ones. A range from here on is covered by hourly rows.
+ */
+export function hourlyKeptFrom(now: number): number {
+  return Math.ceil((now - RAW_RETENTION_MS) / HOUR) * HOUR;
+}
+
+/** The first day of single pages' Web Vitals surely still kept at `now` (day rows of a page, retention.ts). */
+export function pageVitalsKeptFrom(now: number): number {
+  return Math.ceil((now - RAW_RETENTION_MS) / DAY) * DAY;
+}
+
+/** The Web Vitals kept per page: the Core Web Vitals. FCP and TTFB are kept for every page together only. */
+export const PAGE_VITALS: readonly VitalName[] = ['lcp', 'inp', 'cls'];
+
+export function isPageVital(metric: VitalName): boolean {
+  return PAGE_VITALS.includes(metric);
+}

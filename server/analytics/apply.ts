@@ -49,14 +49,15 @@ function visitorValues(item: TrackerItem): [AnalyticsList, string | null][] {
 }
 
 /** The lists a visit's source counts in; campaign lists only for visits that carry the parameter. */
-function sourceValues(s: Pick<Session, 'referrer' | 'utmSource' | 'utmMedium' | 'utmCampaign'>) {
-  const values: [AnalyticsList, string | null][] = [
+function sourceValues(
+  s: Pick<Session, 'referrer' | 'utmSource' | 'utmMedium' | 'utmCampaign'>,
+): [AnalyticsList, string | null][] {
+  return [
     ['referrers', s.referrer ?? DIRECT_REFERRER],
     ['utmSources', s.utmSource],
     ['utmMediums', s.utmMedium],
     ['utmCampaigns', s.utmCampaign],
   ];
-  return values;
 }
 
 /**

@@ -6,11 +6,11 @@ import type { BatchRollups } from './rollups.ts';
 import { vitalBucket } from './vitals.ts';
 
 /**
- * Raw page views (`analytics_views`): whether a visitor saw a page before today (pages count a
- * visitor once a day), and the Web Vitals each view last reported.
+ * Raw page views (`analytics_views`): whether a visitor has seen a page already (pages count a
+ * visitor once a day: a visitor id lasts a day), and the Web Vitals each view last reported.
  */
 
-/** Whether the visitor (of today: ids change daily) has viewed this page before. */
+/** Whether the visitor has viewed this page before (today: ids change daily). */
 export function hasViewed(db: DatabaseSync, site: string, visitor: string, page: string): boolean {
   return exists(
     db,
@@ -39,11 +39,11 @@ type Buckets = Partial<Record<VitalName, number>>;
 const viewRow = mapper({ ts: int, vitals: nullable(json<Buckets>()) });
 
 /**
- * Counts a Web Vitals report of a page in the histograms of the page and of every page (`''`). The
- * tracker reports a view's vitals as they stand each time the page is hidden, so a later report of
- * the same view replaces the earlier one: its buckets are taken back and the new ones added, at the
- * time of the view. A report whose view is not found (its view came under yesterday's visitor id) is
- * counted at its own time.
+ * Counts a Web Vitals report of a page in the histograms of every page (`''`) and of the page (its
+ * Core Web Vitals, retention.ts). The tracker reports a view's vitals as they stand each time the
+ * page is hidden, so a later report of the same view replaces the earlier one: its buckets are taken
+ * back and the new ones added, at the time of the view. A report whose view is not found (its view
+ * came under yesterday's visitor id) is counted at its own time.
  */
 export function countVitals(
   db: DatabaseSync,

@@ -4,8 +4,8 @@ import type { AnalyticsRead } from '../../protocol/analytics.ts';
 import { authTestServer } from '../auth/test-helpers.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 import { staticConfig } from '../config/service.ts';
-import { hourlyKeptFrom } from './retention.ts';
 import { readServer, writeDims, writeTotals } from './read-testkit.ts';
+import { hourlyKeptFrom } from './retention.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 14, 20);
 const SHOP = 'shop.example';
@@ -95,7 +95,7 @@ test('a week reads the daily rollups, one point per UTC day', async () => {
   assert.deepEqual(read.omitted, []);
 });
 
-test('beyond raw retention a day is read from its daily rollups, with every metric', async () => {
+test('beyond raw retention a day is read from its daily rollups; single pages’ Web Vitals are left out', async () => {
   const { server: s, get } = await server();
   const day = Date.UTC(2026, 0, 5);
   await writeTotals(s, SHOP, 'd', day, {
@@ -120,7 +120,8 @@ test('beyond raw retention a day is read from its daily rollups, with every metr
     rows: [{ value: '/pricing', visitors: 12, views: 30 }],
     total: 1,
   });
-  assert.deepEqual(read.omitted, []);
+  assert.equal(read.vitals.pages, null);
+  assert.deepEqual(read.omitted, ['vitals.pages']);
 });
 
 test('the previous period of an hourly span is left out when its hours are no longer kept', async () => {
@@ -135,7 +136,8 @@ test('the previous period of an hourly span is left out when its hours are no lo
   assert.equal(read.series.stepMs, HOUR);
   assert.deepEqual(read.totals, { visitors: 2, views: 2, visits: 2, bounce: 50, time: 0 });
   assert.deepEqual(read.previous, { visitors: 0, views: 0, visits: 0, bounce: null, time: null });
-  assert.deepEqual(read.omitted, ['previous']);
+  // Its first day is only partly kept, so single pages' Web Vitals are left out too.
+  assert.deepEqual(read.omitted, ['previous', 'vitals.pages']);
 });
 
 test('the site read: the first known by default, an unknown one 404', async () => {

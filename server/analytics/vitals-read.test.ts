@@ -54,11 +54,17 @@ test('per page: the ten most viewed pages of the range, in their order, with the
       ['pages', `/p${String(i).padStart(2, '0')}`, 1, 100 - i] as [AnalyticsList, string, number, number],
   );
   await writeDims(s, SHOP, 'h', TEN, pages);
-  await writeVitals(s, SHOP, 'h', TEN, '/p00', 'lcp', [5000]);
-  await writeVitals(s, SHOP, 'h', NINE, '/p00', 'lcp', [5000, 5000, 1000]);
-  await writeVitals(s, SHOP, 'h', TEN, '/p09', 'cls', [0.01]);
+  // Single pages' Web Vitals are kept by the day: the days the 24 hours touch count.
+  const today = Date.UTC(2026, 2, 10);
+  const DAY = 24 * 3600_000;
+  await writeVitals(s, SHOP, 'd', today, '/p00', 'lcp', [5000]);
+  await writeVitals(s, SHOP, 'd', today - DAY, '/p00', 'lcp', [5000, 5000, 1000]);
+  await writeVitals(s, SHOP, 'd', today - 2 * DAY, '/p00', 'lcp', [1000, 1000, 1000, 1000]);
+  // Hour rows of a page are not read (storage writes none).
+  await writeVitals(s, SHOP, 'h', TEN, '/p00', 'lcp', [100, 100, 100, 100, 100]);
+  await writeVitals(s, SHOP, 'd', today, '/p09', 'cls', [0.01]);
   // The eleventh page has vitals but is not among the ten.
-  await writeVitals(s, SHOP, 'h', TEN, '/p10', 'lcp', [1000]);
+  await writeVitals(s, SHOP, 'd', today, '/p10', 'lcp', [1000]);
 
   const read = (await get(`/api/v1/analytics?site=${SHOP}`)).body as AnalyticsRead;
   const byPage = read.vitals.pages!;

@@ -1,7 +1,6 @@
 import { DAY, HOUR } from '../checks/rollups.ts';
 import { hourlyKeptFrom } from './retention.ts';
 
-
 /** Spans up to this long read hour buckets; longer ones read UTC days. */
 export const HOURLY_SPAN_MS = 48 * HOUR;
 
@@ -21,7 +20,6 @@ export type ReadSpan = {
   /** Bucket starts, oldest first. */
   buckets: number[];
 };
-
 
 /**
  * The buckets of the range [from, to): hours when it spans at most 48 hours and its hours are still

@@ -4,7 +4,6 @@ import { DAY, HOUR } from '../checks/rollups.ts';
 import { all, int, mapper } from '../store/rows.ts';
 import { hourlyKeptFrom } from './retention.ts';
 
-
 const pointRow = mapper({ at: int, visitors: int });
 
 /**

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { processUsage } from '../bench/agent.ts';
 import { AGENT_NODE_FLAGS } from '../server/hosts/install.ts';
 import { importGraph, runtimeSpecifiers } from './import-graph.ts';
 
@@ -48,4 +49,14 @@ test('npm run agent runs the agent with the Node flags of the install commands',
     scripts: Record<string, string>;
   };
   assert.equal(scripts.agent, `node ${AGENT_NODE_FLAGS.join(' ')} agent/main.ts`);
+});
+
+test("the agent bench reads a process's memory as /proc has it: RSS, its peak, and its anonymous and file parts", () => {
+  const usage = processUsage(process.pid);
+  assert.ok(usage);
+  for (const value of Object.values(usage)) assert.ok(Number.isFinite(value) && value > 0);
+  assert.ok(usage.hwmKb >= usage.rssKb);
+  // RSS is RssAnon + RssFile + RssShmem, each read at its own moment: a little apart at most.
+  assert.ok(Math.abs(usage.rssKb - usage.anonKb - usage.fileKb) < 4096);
+  assert.equal(processUsage(2 ** 22 + 1), null);
 });

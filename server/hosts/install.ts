@@ -86,7 +86,9 @@ chmod 600 ${ENV_FILE}
 }
 
 /**
- * `docker run`: host network and PID namespace (the host's network cards and processes), the host's
+ * The old `mon-agent` container goes first, so that running the commands again (a new token, a new
+ * server address) replaces it instead of failing on the name; its volume, with the spool, stays.
+ * Then `docker run`: host network and PID namespace (the host's network cards and processes), the host's
  * root read-only at /host with `rslave` (filesystems mounted on the host later appear in the container
  * too, so they are measured), the container runtime's socket, the settings file, a volume for the
  * spool. The container reads the settings, downloads the agent into the volume at each start and runs
@@ -97,11 +99,12 @@ function dockerCommand(): string {
   const script =
     `set -a; . ${ENV_FILE}; set +a; f="\${MON_STATE_DIR:-${STATE_DIR}}/mon-agent.mjs"; ` +
     `node -e "${download.replaceAll('"', '\\"')}" "$f" || test -f "$f" && exec node ${nodeFlags} "$f"`;
-  return [
+  const run = [
     'docker run -d --name mon-agent --restart unless-stopped --network host --pid host',
     `-v /:/host:ro,rslave -v /var/run/docker.sock:/var/run/docker.sock:ro -v ${ENV_FILE}:${ENV_FILE}:ro`,
     `-v mon-agent:${STATE_DIR} -e MON_HOST_ROOT=/host node:24-alpine sh -c ${shellQuote(script)}`,
   ].join(' ');
+  return `docker rm -f mon-agent >/dev/null 2>&1 || true\n${run}`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildAgent } from '../agent/build.ts';
 import { startFakeHost } from '../agent/fixtures/fake-host.ts';
 import type { Principal } from '../server/auth/access.ts';
-import { AGENT_NODE_FLAGS } from '../server/hosts/install.ts';
+import { AGENT_ENV, AGENT_NODE_FLAGS } from '../server/hosts/install.ts';
 import { newHostToken, putHostToken } from '../server/hosts/store.ts';
 import { silentLog } from '../server/log.ts';
 import { createServer } from '../server/start.ts';
@@ -16,7 +16,10 @@ import type { Benchmark } from './main.ts';
 const DURATION_MS = Number(process.env.BENCH_AGENT_MS ?? 180_000);
 /** The Node that runs the agent: this one (the pinned Node 24), or e.g. /usr/bin/node to compare. */
 const NODE = process.env.BENCH_AGENT_NODE || process.execPath;
-/** The V8 flags the install commands give the agent; BENCH_AGENT_FLAGS replaces them to measure others. */
+/**
+ * The Node flags the install commands give the agent; BENCH_AGENT_FLAGS replaces them to measure others.
+ * Its environment is the installs' too (AGENT_ENV).
+ */
 const FLAGS =
   process.env.BENCH_AGENT_FLAGS === undefined
     ? [...AGENT_NODE_FLAGS]
@@ -43,7 +46,8 @@ export const benchmark: Benchmark = {
     const m = await measureAgent({ durationMs: DURATION_MS, node: NODE, flags: FLAGS });
     const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
     const expected = Math.floor(DURATION_MS / 15_000);
-    const node = `Node ${nodeVersion(NODE)}${FLAGS.length > 0 ? ` ${FLAGS.join(' ')}` : ''}`;
+    const env = Object.entries(AGENT_ENV).map(([name, value]) => `${name}=${value} `);
+    const node = `${env.join('')}Node ${nodeVersion(NODE)}${FLAGS.length > 0 ? ` ${FLAGS.join(' ')}` : ''}`;
     const { stored } = m;
     return [
       {
@@ -145,6 +149,7 @@ export async function measureAgent(options: {
       MON_TOKEN: token,
       MON_HOST_ROOT: host.root,
       MON_STATE_DIR: join(work.dir, 'state'),
+      ...AGENT_ENV,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

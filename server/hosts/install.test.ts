@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { readSettings } from '../../agent/settings.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
-import { AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
+import { AGENT_ENV, AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
 
 const token = 'bth_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
 /**
@@ -130,6 +130,8 @@ test('the docker snippet: the token in a 0600 file the container reads, never on
     'mon-agent:/var/lib/mon-agent',
     '-e',
     'MON_HOST_ROOT=/host',
+    // The agent's environment beyond its settings, the same in both installs and the bench.
+    ...Object.entries(AGENT_ENV).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
     'node:24-alpine',
     'sh',
     '-c',
@@ -260,7 +262,7 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
     /^MON_SERVER='https:\/\/mon\.example\.com' "\$node_bin" -e '.*' \/usr\/local\/lib\/mon-agent\/mon-agent\.mjs$/m,
   );
   assert.match(systemd, /^EnvironmentFile=\/etc\/mon-agent\/env$/m);
-  assert.match(systemd, /^Environment=MON_STATE_DIR=\/var\/lib\/mon-agent$/m);
+  assert.match(systemd, /^Environment=MON_STATE_DIR=\/var\/lib\/mon-agent MALLOC_ARENA_MAX=1$/m);
   assert.ok(
     systemd.includes(
       `\nExecStart=$node_bin ${AGENT_NODE_FLAGS.join(' ')} /usr/local/lib/mon-agent/mon-agent.mjs\n`,

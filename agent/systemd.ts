@@ -26,7 +26,10 @@ import { unitStates } from '../protocol/agent-constants.ts';
  */
 
 export type UnitReader = {
-  /** The loaded services, or null when there is no systemd to ask (no systemctl, or not booted with it). */
+  /**
+   * The loaded services, or null when there is no systemd to ask (no systemctl, or not booted with it);
+   * never rejects.
+   */
   read(ts: number): Promise<UnitSample[] | null>;
   /** Why the last read gave null, in a line for the agent's log; null after a read that worked. */
   problem(): string | null;

@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DeclaredCheck, PollAnswer } from '../protocol/agent.ts';
 import { AGENT_PROTOCOL, agentCapabilities, SAMPLE_EVERY_MS } from '../protocol/agent-constants.ts';
 import type { Clock, TimerHandle } from '../server/clock.ts';
 import { createCheckRunner } from './checks.ts';
 import { declarationOf, readChecksFile } from './checks-file.ts';
+import { mkdir } from './fs.ts';
 import { helloFrame } from './hello.ts';
 import type { AgentLog } from './log.ts';
 import { createOutbox } from './outbox.ts';

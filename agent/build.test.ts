@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { tempDir, within } from '../server/testing.ts';
@@ -78,6 +78,47 @@ test(`the bundle runs alone with ${systemNode}: it sends its hello and a sample,
     agent.child.kill('SIGTERM');
     assert.deepEqual(await agent.exited, [0, null]);
     assert.doesNotMatch(agent.stderr(), / error /);
+  } finally {
+    agent.kill();
+    await server.close();
+    state.remove();
+  }
+});
+
+test(`the bundle on a host without systemctl and with a plain HTTP server (the Docker install's shape) loads neither node:child_process nor TLS`, async () => {
+  const server = await startStandInServer({
+    host: 'web-1',
+    settings: { sampleEveryMs: 15_000 },
+    checks: [],
+    commands: [],
+  });
+  const state = tempDir('mon-agent-state-');
+  // What Node loaded, written when the agent exits.
+  const loaded = join(state.dir, 'loaded.txt');
+  const preload = join(state.dir, 'loaded.cjs');
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));\n`,
+  );
+  const agent = startAgentProcess(systemNode, ['--require', preload, file], {
+    cwd: built.dir,
+    env: {
+      PATH: state.dir,
+      MON_SERVER: server.url,
+      MON_TOKEN: testToken,
+      MON_HOST_ROOT: join(import.meta.dirname, 'fixtures/host-root'),
+      MON_STATE_DIR: join(state.dir, 'state'),
+    },
+  });
+  try {
+    await within(15_000, 'the first frames', () => server.posts().length >= 1);
+    assert.ok(server.framesOf(server.posts()[0]!).some((f) => f.kind === 'sample'));
+    agent.child.kill('SIGTERM');
+    assert.deepEqual(await agent.exited, [0, null]);
+    const modules = readFileSync(loaded, 'utf8').split('\n');
+    assert.ok(modules.includes('NativeModule http'), 'what Node loaded is read');
+    for (const name of ['child_process', 'tls', 'https'])
+      assert.ok(!modules.includes(`NativeModule ${name}`), `${name} is loaded`);
   } finally {
     agent.kill();
     await server.close();

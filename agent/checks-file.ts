@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { parse, TomlError } from 'smol-toml';
 import type { DeclaredCheck } from '../protocol/agent.ts';
 import { formatDuration, parseDuration } from '../protocol/durations.ts';
 import { nameProblem } from '../protocol/text-rules.ts';
+import { readFile } from './fs.ts';
 
 /**
  * The host's checks.toml (docs/agent.md): command checks, each a `[[check]]` table with `name`,

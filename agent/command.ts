@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { RunOutcome } from '../runners/run.ts';
 
 /**
@@ -26,15 +26,17 @@ export type CommandOptions = {
 export const OUTPUT_CAP = 64 * 1024;
 const MAX_DETAIL = 300;
 
-export function runCommand(options: CommandOptions): Promise<RunOutcome> {
+export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
   const now = options.now ?? Date.now;
   const started = now();
+  // Loaded with the first command: an agent without command checks does without it.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     const stdout = capture();
     const stderr = capture();
     let timedOut = false;
     let stopped = false;
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
       child = spawn('/bin/sh', ['-c', options.command], {
         // Its own process group (and session): the timeout kills what it started too.

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
@@ -394,4 +395,25 @@ test('of an inspect, the reader keeps only the fields samples read', () => {
     },
     Config: { Image: 'nginx:1.27' },
   });
+});
+
+test('a list entry the reader cannot make sense of is left out; the read never rejects', async (t) => {
+  // A runtime that lists something other than containers among them (a bug, a proxy in between).
+  const dir = mkdtempSync(join(tmpdir(), 'mon-odd-engine-'));
+  const socketPath = join(dir, 'docker.sock');
+  const odd = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/version') return res.end(JSON.stringify({ ApiVersion: '1.43', MinAPIVersion: '1.24' }));
+    if (/^\/v[\d.]+\/containers\/json/.test(req.url ?? '')) return res.end(JSON.stringify([null, 42, 'web']));
+    res.statusCode = 404;
+    res.end(JSON.stringify({ message: 'page not found' }));
+  });
+  await new Promise<void>((resolve) => odd.listen(socketPath, resolve));
+  t.after(async () => {
+    await new Promise((resolve) => odd.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const reader = readerOf(t, socketPath);
+  assert.deepEqual(await reader.read(clock.now()), []);
+  assert.equal(reader.problem(), null);
 });

@@ -41,7 +41,7 @@ import { createEngineClient } from './docker/engine.ts';
  */
 
 export type ContainerReader = {
-  /** Every container the runtime knows (running or not), or null when no runtime answered. */
+  /** Every container the runtime knows (running or not), or null when no runtime answered; never rejects. */
   read(ts: number): Promise<ContainerSample[] | null>;
   /** Why the last read gave null, in a line for the agent's log; null after a read that worked. */
   problem(): string | null;
@@ -190,7 +190,8 @@ export function createContainerReader(options: {
         return null;
       }
       lastProblem = null;
-      const samples = await Promise.all(list.map((summary) => sampleOf(summary, ts)));
+      // An entry the reader cannot make sense of (not an object, say) is left out, as an invalid id is.
+      const samples = await Promise.all(list.map((summary) => sampleOf(summary, ts).catch(() => null)));
       const found = samples.filter((sample): sample is ContainerSample => sample !== null);
       forgetAllBut(new Set(found.map((sample) => sample.id)));
       return found;

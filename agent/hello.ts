@@ -1,15 +1,15 @@
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { HelloFrame } from '../protocol/agent.ts';
 import { AGENT_PROTOCOL, agentCapabilities } from '../protocol/agent-constants.ts';
+import { readText } from './collectors/files.ts';
 
 /**
  * The `hello` frame: the agent's version, protocol and capabilities, and facts about the host read
  * through the host root where it has them (hostname, OS, kernel, cores), else from what Node sees.
  */
 export async function helloFrame(root: string, ts: number, agentVersion: string): Promise<HelloFrame> {
-  const read = (path: string) => readFile(join(root, path), 'utf8').catch(() => null);
+  const read = (path: string) => readText(join(root, path));
   const [hostname, osRelease, kernel, stat] = await Promise.all([
     read('proc/sys/kernel/hostname'),
     read('etc/os-release'),

@@ -4,7 +4,11 @@ import { createContainerReader, defaultDockerSocket } from './docker.ts';
 import type { AgentLog } from './log.ts';
 import { createUnitReader } from './systemd.ts';
 
-/** What a sample is made of: the host's part, its containers and its systemd units. */
+/**
+ * What a sample is made of: the host's part, its containers and its systemd units. None of them
+ * rejects: a collector of the host's part that fails gives its part's fallback (collectors/index.ts,
+ * `readSafely`), and the container runtime or systemd not answering gives null.
+ */
 export type SampleReaders = {
   host: { sample(ts: number): Promise<Omit<SampleFrame, 'containers' | 'units'>> };
   containers: { read(ts: number): Promise<ContainerSample[] | null> };
@@ -23,11 +27,11 @@ export function hostReaders(root: string): SampleReaders & { socketPath: string 
 }
 
 /**
- * Takes samples: the three readers in parallel, each allowed to fail (its part is then empty, and the
- * change is logged once, when it starts and when it ends).
+ * Takes samples: the three readers in parallel. Containers or units the host has no runtime or systemd
+ * for are left out (null), which is logged once, when it starts and when it ends.
  */
 export function createSampler(readers: SampleReaders, log: AgentLog, where: { socketPath: string }) {
-  const missing = { host: false, containers: false, units: false };
+  const missing = { containers: false, units: false };
   const note = (part: keyof typeof missing, absent: boolean, gone: string, back: string) => {
     if (absent === missing[part]) return;
     missing[part] = absent;
@@ -35,49 +39,18 @@ export function createSampler(readers: SampleReaders, log: AgentLog, where: { so
     else log.info(back);
   };
   return async (ts: number): Promise<SampleFrame> => {
-    const [host, containers, units] = await Promise.allSettled([
+    const [host, containers, units] = await Promise.all([
       readers.host.sample(ts),
       readers.containers.read(ts),
       readers.units.read(ts),
     ]);
     note(
-      'host',
-      host.status === 'rejected',
-      `cannot read the host's metrics (${host.status === 'rejected' ? reason(host.reason) : ''})`,
-      "the host's metrics are read again",
-    );
-    const containerList = containers.status === 'fulfilled' ? containers.value : null;
-    note(
       'containers',
-      containerList === null,
+      containers === null,
       `no container runtime answers at ${where.socketPath}: no containers in the samples`,
       `the container runtime at ${where.socketPath} answers`,
     );
-    const unitList = units.status === 'fulfilled' ? units.value : null;
-    note('units', unitList === null, 'systemd does not answer: no units in the samples', 'systemd answers');
-    return {
-      ...(host.status === 'fulfilled' ? host.value : emptyHostPart(ts)),
-      containers: containerList,
-      units: unitList,
-    };
+    note('units', units === null, 'systemd does not answer: no units in the samples', 'systemd answers');
+    return { ...host, containers, units };
   };
-}
-
-function emptyHostPart(ts: number): Omit<SampleFrame, 'containers' | 'units'> {
-  return {
-    kind: 'sample',
-    ts,
-    cpu: null,
-    memory: null,
-    swap: null,
-    disks: [],
-    diskIo: null,
-    net: null,
-    load: null,
-    temperatures: [],
-  };
-}
-
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

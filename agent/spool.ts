@@ -1,5 +1,17 @@
-import { chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  chmod,
+  close,
+  fsync,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  stat,
+  unlink,
+  writeFile,
+} from './fs.ts';
 
 /**
  * Request bodies waiting to be sent, as files in `<MON_STATE_DIR>/spool/` (each file is one body of
@@ -105,13 +117,13 @@ export async function openSpool(
       lastTs = ts;
       const name = `${String(ts).padStart(15, '0')}-${String(sequence++).padStart(6, '0')}.json.gz`;
       const temp = join(dir, `${TEMP_PREFIX}${name}`);
-      const handle = await open(temp, 'w', 0o600);
+      const fd = await open(temp, 'w', 0o600);
       try {
-        await handle.writeFile(body);
+        await writeFile(fd, body);
         // On disk before it takes its name: a power cut leaves the whole body or no file.
-        await handle.sync();
+        await fsync(fd);
       } finally {
-        await handle.close();
+        await close(fd);
       }
       await rename(temp, join(dir, name));
       // The new name on disk too: without it a power cut can lose the file the rename made.
@@ -179,10 +191,10 @@ async function removeFile(path: string): Promise<void> {
 
 /** fsync of a directory: its entries (a rename, a new name) survive a power cut. */
 export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+  const fd = await open(dir, 'r');
   try {
-    await handle.sync();
+    await fsync(fd);
   } finally {
-    await handle.close();
+    await close(fd);
   }
 }

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
 import type { UnitSample } from '../protocol/agent.ts';
 import { unitStates } from '../protocol/agent-constants.ts';
 
@@ -26,7 +28,10 @@ import { unitStates } from '../protocol/agent-constants.ts';
  */
 
 export type UnitReader = {
-  /** The loaded services, or null when there is no systemd to ask (no systemctl, or not booted with it). */
+  /**
+   * The loaded services, or null when there is no systemd to ask (no systemctl, or not booted with it);
+   * never rejects.
+   */
   read(ts: number): Promise<UnitSample[] | null>;
   /** Why the last read gave null, in a line for the agent's log; null after a read that worked. */
   problem(): string | null;
@@ -164,15 +169,18 @@ function counter(text: string | undefined): number | null {
  * Runs systemctl. `problem` says why its answer is not a clean one (null when it exited 0); `stopped`
  * that it was cut short (too slow, too much output), when nothing it wrote is to be trusted.
  */
-function run(
+async function run(
   command: string,
   args: string[],
 ): Promise<{ stdout: string; problem: string | null; stopped: boolean }> {
+  // A host without systemctl (the Docker install's container) never loads node:child_process.
+  if (!runnable(command)) return { stdout: '', problem: `${command}: not found`, stopped: true };
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     let size = 0;
     let err = '';
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
       child = spawn(command, args, {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -205,5 +213,19 @@ function run(
       else
         resolve({ stdout, problem: `${command} exited ${code}${said ? `: ${said}` : ''}`, stopped: false });
     });
+  });
+}
+
+/** Whether `command` can be run: a path to an executable file, or a name of one on the PATH. */
+function runnable(command: string): boolean {
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+  const candidates = command.includes('/') ? [command] : dirs.map((dir) => join(dir, command));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
   });
 }

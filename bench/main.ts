@@ -13,6 +13,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./incidents.ts'),
   () => import('./notify.ts'),
   () => import('./hosts.ts'),
+  () => import('./hosts-list.ts'),
   () => import('./agent.ts'),
   () => import('./analytics-reads.ts'),
   () => import('./analytics.ts'),

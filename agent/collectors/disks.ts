@@ -1,6 +1,6 @@
-import { statfs as fsStatfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiskSample } from '../../protocol/agent.ts';
+import { statfs as fsStatfs } from '../fs.ts';
 import { readText } from './files.ts';
 import { diskFilesystems, parseMountinfo } from './mounts.ts';
 

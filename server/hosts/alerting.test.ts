@@ -10,10 +10,10 @@ import { fileService } from '../incidents/testkit.ts';
 import { migrate } from '../store/db.ts';
 import { int, scalar } from '../store/rows.ts';
 import { alertsInForce, applyHostAlerts } from './alerting.ts';
-import { container } from './alerts-testkit.ts';
 import { defaultHostAlerts } from './config.ts';
 import { membership } from './membership.ts';
 import { HOST_METRICS, type HostMetrics } from './rollups.ts';
+import { container } from './testkit.ts';
 
 /** `applyHostAlerts` on a migrated database, as the writer job that stores each sample calls it. */
 
@@ -160,9 +160,9 @@ test('containers of a service raise alerts; containers of no service are ignored
     {
       type: 'host.alert',
       host: 'web-1',
-      key: 'container:web-1:api-1',
+      key: 'container:web-1:api',
       metric: 'container',
-      name: 'api-1 on web-1',
+      name: 'api on web-1',
       service: 'api',
       state: 'failing',
       ts: w.now(),
@@ -187,16 +187,18 @@ test('containers of a service raise alerts; containers of no service are ignored
   assert.equal(w.now(), goneAt + 10 * MINUTE);
   assert.deepEqual(
     gone.map((e) => [e.key, e.service, e.state, e.detail]),
-    [['container:web-1:api-1', 'api', 'recovered', 'removed']],
+    [['container:web-1:api', 'api', 'recovered', 'removed']],
   );
   assert.equal(w.count('SELECT count(*) FROM host_alert_states'), 0);
 });
 
 test('a container that leaves its service recovers at once', () => {
   const w = world();
-  const inApi = (restarts: number) => container({ labels: { 'mon.service': 'api' }, restarts });
+  // Named apart from the service: a container named as a service belongs to it without a label.
+  const inApi = (restarts: number) =>
+    container({ name: 'api-1', labels: { 'mon.service': 'api' }, restarts });
   for (let restarts = 0; restarts <= 3; restarts++) w.sample({ containers: [inApi(restarts)] });
-  const left = w.sample({ containers: [container({ restarts: 3 })] });
+  const left = w.sample({ containers: [container({ name: 'api-1', restarts: 3 })] });
   assert.deepEqual(
     left.map((e) => [e.key, e.state, e.detail]),
     [['container:web-1:api-1', 'recovered', 'no longer part of a service']],
@@ -206,7 +208,7 @@ test('a container that leaves its service recovers at once', () => {
 
 test('a --rm loop builds up: a container name keeps its state across new ids and short absences', () => {
   const w = world();
-  // `docker run --rm --name api-1` run again by a supervisor: a new id at each turn, RestartCount 0,
+  // `docker run --rm --name api` run again by a supervisor: a new id at each turn, RestartCount 0,
   // and one sample in two without it.
   const turn = (n: number) =>
     container({
@@ -221,7 +223,7 @@ test('a --rm loop builds up: a container name keeps its state across new ids and
   }
   assert.deepEqual(
     events.map((e) => [e.key, e.state, e.detail]),
-    [['container:web-1:api-1', 'failing', 'restarted 3 times in 10 minutes']],
+    [['container:web-1:api', 'failing', 'restarted 3 times in 10 minutes']],
   );
   assert.equal(events[0]?.ts, w.now() - SAMPLE, 'at its fourth start');
   // Gone for good: failing until 10 minutes after it went missing, then removed.

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ContainerSample } from '../../protocol/agent.ts';
 import { MINUTE } from '../checks/rollups.ts';
-import { container } from './alerts-testkit.ts';
 import {
   type ContainerState,
   type ContainerTransition,
   judgeContainer,
   judgeGone,
 } from './container-alerts.ts';
+import { container } from './testkit.ts';
 
 /** docs/hosts.md "Alerts": a container of a service, sample by sample, through the pure rule. */
 

@@ -7,21 +7,21 @@ import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
 import { fileService, incidentServer } from '../incidents/testkit.ts';
 import { all, mapper, text } from '../store/rows.ts';
 import type { TestServer } from '../testing.ts';
-import { containerOf, itemId, sampleOf, storeSample, unitOf } from './read-testkit.ts';
+import { container, itemId, sample, storeSample, unit } from './testkit.ts';
 
 /** web-1, added through the API, runs containers blog and redis and unit nginx.service, of no service. */
 async function withItems() {
   const config = liveConfig({ services: [fileService('files', [], ['db-1'])] });
   const kit = await checkServer({ config: config.service });
   assert.equal((await kit.inject('POST', '/api/v1/hosts', { name: 'web-1' })).status, 201);
-  const sample = () =>
-    sampleOf(kit.clock.now(), {
-      containers: [containerOf('blog'), containerOf('redis')],
-      units: [unitOf('nginx.service')],
+  const itemsSample = () =>
+    sample(kit.clock.now(), {
+      containers: [container({ name: 'blog' }), container({ name: 'redis' })],
+      units: [unit({ name: 'nginx.service' })],
     });
-  await storeSample(kit.server, 'web-1', sample());
+  await storeSample(kit.server, 'web-1', itemsSample());
   const host = async () => (await kit.inject('GET', '/api/v1/hosts/web-1')).body as HostRead;
-  return { ...kit, sample, host };
+  return { ...kit, itemsSample, host };
 }
 
 const linkRow = mapper({ service: text, host: text });
@@ -31,7 +31,7 @@ const serviceNames = async (inject: Awaited<ReturnType<typeof checkServer>>['inj
   ((await inject('GET', '/api/v1/services')).body as ServicesList).services.map((s) => s.name);
 
 test('a dismissed item is no longer discovered, also when its agent lists it again', async (t) => {
-  const { server, inject, clock, sample, host } = await withItems();
+  const { server, inject, clock, itemsSample, host } = await withItems();
   t.after(() => server.dispose());
   assert.deepEqual(
     (await host()).discovered.map((d) => d.name),
@@ -46,7 +46,7 @@ test('a dismissed item is no longer discovered, also when its agent lists it aga
     ['blog'],
   );
   await clock.advance(15_000);
-  await storeSample(server, 'web-1', sample());
+  await storeSample(server, 'web-1', itemsSample());
   const again = await host();
   assert.deepEqual(
     again.discovered.map((d) => d.name),

@@ -1,3 +1,4 @@
+import type { DatabaseSync } from 'node:sqlite';
 import type { CheckBody } from '../../protocol/check.ts';
 import type { Monitored } from '../../protocol/hosts.ts';
 import { liveKeys } from '../../protocol/live.ts';
@@ -7,8 +8,10 @@ import { withHeaderValues } from '../checks/routes.ts';
 import { ensureService } from '../checks/store.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, invalid } from '../problem.ts';
-import { exists } from '../store/rows.ts';
+import { all, exists, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { recountItems } from './item-counts.ts';
+import { membership } from './membership.ts';
 import { knownHosts } from './store.ts';
 
 /**
@@ -31,7 +34,20 @@ export async function dismissItems(deps: Deps, ids: string[]): Promise<void> {
       'INSERT INTO discovered_dismissed (id, dismissed_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING',
     );
     for (const id of ids) insert.run(id, now);
+    const m = membership(db, deps.config.current());
+    for (const host of hostsOfItems(db, ids)) recountItems(db, m, host);
   });
+}
+
+const hostRow = mapper({ host: text });
+
+function hostsOfItems(db: DatabaseSync, ids: string[]): string[] {
+  return all(
+    db,
+    'SELECT DISTINCT host FROM host_items WHERE id IN (SELECT value FROM json_each(?))',
+    hostRow,
+    JSON.stringify(ids),
+  ).map((r) => r.host);
 }
 
 /**
@@ -71,6 +87,8 @@ export async function monitorHost(
       host,
     );
     if (rec) insertApiCheck(engine, db, tx, rec, 'check.');
+    // Its items now belong to the service (or to none, were it its second).
+    recountItems(db, membership(db, config), host);
     tx.invalidate(liveKeys.service(service), liveKeys.overview);
   });
   return { service, check: rec?.id ?? null };

@@ -1,13 +1,22 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { readSettings } from '../../agent/settings.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
-import { AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
+import { AGENT_ENV, AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
 
 const token = 'bth_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
 /**
@@ -36,15 +45,30 @@ function localized(snippet: string): { snippet: string; envFile: string } {
 }
 
 /**
- * Runs a docker snippet with sh, a `docker` on the PATH that records its arguments (NUL-separated)
- * instead of starting anything: the words the shell hands to docker, and what the snippet wrote.
+ * Runs a docker snippet with sh and a `docker` on the PATH that starts nothing: it records each call's
+ * arguments (the words the shell hands to docker) and keeps the one thing the snippet depends on, whether
+ * a container named mon-agent exists, as dockerd would: `run --name` fails on a name in use, `rm -f`
+ * removes it (and no volume: named volumes outlive their containers). `words` are the last call's.
  */
 function runDocker(docker: string, env: Record<string, string> = {}) {
   const bin = join(work.dir, 'bin');
-  const file = join(work.dir, 'docker-args');
-  rmSync(file, { force: true });
+  const calls = join(work.dir, 'docker-calls');
+  const container = join(work.dir, 'docker-container');
+  rmSync(calls, { recursive: true, force: true });
+  mkdirSync(calls, { recursive: true });
   mkdirSync(bin, { recursive: true });
-  writeFileSync(join(bin, 'docker'), `#!/bin/sh\nprintf '%s\\0' "$@" > ${shellQuote(file)}\n`);
+  writeFileSync(
+    join(bin, 'docker'),
+    `#!/bin/sh
+calls=${shellQuote(calls)}; container=${shellQuote(container)}
+printf '%s\\0' "$@" > "$calls/$(ls "$calls" | wc -l | tr -d ' ')"
+case "$1" in
+  rm) if [ -e "$container" ]; then rm "$container"; echo mon-agent; else echo 'Error response from daemon: No such container: mon-agent' >&2; exit 1; fi ;;
+  run) if [ -e "$container" ]; then echo 'docker: Error response from daemon: Conflict. The container name "/mon-agent" is already in use' >&2; exit 125; fi
+       touch "$container" ;;
+esac
+`,
+  );
   chmodSync(join(bin, 'docker'), 0o755);
   const { snippet, envFile } = localized(docker);
   rmSync(envFile, { force: true });
@@ -52,8 +76,16 @@ function runDocker(docker: string, env: Record<string, string> = {}) {
     env: { PATH: `${bin}:/usr/bin:/bin`, ...env },
     encoding: 'utf8',
   });
-  const words = existsSync(file) ? readFileSync(file, 'utf8').split('\0').slice(0, -1) : null;
-  return { status: run.status, stderr: run.stderr, words, envFile };
+  const made = readdirSync(calls).sort((a, b) => Number(a) - Number(b));
+  const words = made.map((name) => readFileSync(join(calls, name), 'utf8').split('\0').slice(0, -1));
+  return {
+    status: run.status,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    calls: words,
+    words: words.at(-1) ?? null,
+    envFile,
+  };
 }
 
 /** The settings file as sh reads it (the container sources it; systemd reads the same quoting). */
@@ -98,6 +130,8 @@ test('the docker snippet: the token in a 0600 file the container reads, never on
     'mon-agent:/var/lib/mon-agent',
     '-e',
     'MON_HOST_ROOT=/host',
+    // The agent's environment beyond its settings, the same in both installs and the bench.
+    ...Object.entries(AGENT_ENV).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
     'node:24-alpine',
     'sh',
     '-c',
@@ -111,6 +145,38 @@ test('the docker snippet: the token in a 0600 file the container reads, never on
     MON_ALLOW_HTTP: 'unset',
   });
   assert.equal(spawnSync('/bin/sh', ['-n', '-c', script]).status, 0, 'the container script is valid sh');
+});
+
+test('running the docker commands again (a new token) replaces the mon-agent container and keeps its volume, the spool', () => {
+  const first = installCommands({ serverUrl: 'https://mon.example.com', token, hostName: 'web-1' });
+  assert.match(
+    first.docker,
+    /^docker rm -f mon-agent >\/dev\/null 2>&1 \|\| true\ndocker run -d --name mon-agent /m,
+  );
+  const installed = runDocker(first.docker);
+  assert.equal(installed.status, 0, installed.stderr);
+  assert.deepEqual(
+    installed.calls.map((call) => call.slice(0, 3)),
+    [
+      ['rm', '-f', 'mon-agent'],
+      ['run', '-d', '--name'],
+    ],
+    'with no container yet, the rm fails quietly and the run goes on',
+  );
+  assert.equal(installed.stdout + installed.stderr, '');
+
+  const newToken = 'bth_bmV3dG9rZW5uZXd0b2tlbm5ld3Rva2VubmV3dG9rZW4';
+  const again = runDocker(
+    installCommands({ serverUrl: 'https://mon.example.com', token: newToken, hostName: 'web-1' }).docker,
+  );
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual(again.calls[0], ['rm', '-f', 'mon-agent'], 'only the container: no -v, no volume rm');
+  assert.equal(again.calls.length, 2);
+  assert.ok(
+    again.words!.includes('mon-agent:/var/lib/mon-agent'),
+    'the new container mounts the same volume',
+  );
+  assert.equal(sourced(again.envFile).MON_TOKEN, newToken);
 });
 
 test('a hostile server address stays one value: nothing of it runs', () => {
@@ -196,7 +262,7 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
     /^MON_SERVER='https:\/\/mon\.example\.com' "\$node_bin" -e '.*' \/usr\/local\/lib\/mon-agent\/mon-agent\.mjs$/m,
   );
   assert.match(systemd, /^EnvironmentFile=\/etc\/mon-agent\/env$/m);
-  assert.match(systemd, /^Environment=MON_STATE_DIR=\/var\/lib\/mon-agent$/m);
+  assert.match(systemd, /^Environment=MON_STATE_DIR=\/var\/lib\/mon-agent MALLOC_ARENA_MAX=1$/m);
   assert.ok(
     systemd.includes(
       `\nExecStart=$node_bin ${AGENT_NODE_FLAGS.join(' ')} /usr/local/lib/mon-agent/mon-agent.mjs\n`,

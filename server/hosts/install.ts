@@ -37,13 +37,28 @@ const plainHttpWarning =
   'again. As it is, this stops unless run with MON_ALLOW_HTTP=1, for a network you trust (docs/agent.md).\n';
 
 /**
- * Node's flags for the agent (docs/agent.md, "Footprint"; measured by `npm run bench agent`): V8's
- * young generation stays at 1 MB a half instead of growing to 16 MB, and the agent's code runs in the
- * interpreter and the baseline compiler, without the optimizing compilers, which at one sample every
- * 15 s cost more CPU and memory than they save.
+ * Node's flags for the agent (docs/agent.md, "Footprint"; measured by `npm run bench -- agent`).
+ * `--optimize-for-size` makes V8 trade CPU for memory: its heap is collected before it grows by the
+ * garbage of a few samples. `--no-opt --no-maglev` run the agent's code in the interpreter and the
+ * baseline compiler only: at one sample every 15 s the optimizing compilers cost more CPU and memory
+ * than they save. `--max-semi-space-size=1` keeps the young generation at 1 MB a half instead of
+ * growing to 16 MB under a burst (a backlog sent after an outage).
  */
-export const AGENT_NODE_FLAGS = ['--max-semi-space-size=1', '--no-opt', '--no-maglev'] as const;
+export const AGENT_NODE_FLAGS = [
+  '--optimize-for-size',
+  '--no-opt',
+  '--no-maglev',
+  '--max-semi-space-size=1',
+] as const;
 const nodeFlags = AGENT_NODE_FLAGS.join(' ');
+
+/**
+ * The agent's environment beyond its settings, in both installs: one malloc arena for all its threads
+ * (glibc gives each thread that allocates one of its own, up to 8 per core, mostly idle pages;
+ * musl, in the Docker image, has none and ignores it).
+ */
+export const AGENT_ENV = { MALLOC_ARENA_MAX: '1' } as const;
+const envWords = Object.entries(AGENT_ENV).map(([name, value]) => `${name}=${value}`);
 
 const AGENT_PATH = '/agent/v1/agent.mjs';
 const STATE_DIR = '/var/lib/mon-agent';
@@ -86,7 +101,9 @@ chmod 600 ${ENV_FILE}
 }
 
 /**
- * `docker run`: host network and PID namespace (the host's network cards and processes), the host's
+ * The old `mon-agent` container goes first, so that running the commands again (a new token, a new
+ * server address) replaces it instead of failing on the name; its volume, with the spool, stays.
+ * Then `docker run`: host network and PID namespace (the host's network cards and processes), the host's
  * root read-only at /host with `rslave` (filesystems mounted on the host later appear in the container
  * too, so they are measured), the container runtime's socket, the settings file, a volume for the
  * spool. The container reads the settings, downloads the agent into the volume at each start and runs
@@ -97,11 +114,12 @@ function dockerCommand(): string {
   const script =
     `set -a; . ${ENV_FILE}; set +a; f="\${MON_STATE_DIR:-${STATE_DIR}}/mon-agent.mjs"; ` +
     `node -e "${download.replaceAll('"', '\\"')}" "$f" || test -f "$f" && exec node ${nodeFlags} "$f"`;
-  return [
+  const run = [
     'docker run -d --name mon-agent --restart unless-stopped --network host --pid host',
     `-v /:/host:ro,rslave -v /var/run/docker.sock:/var/run/docker.sock:ro -v ${ENV_FILE}:${ENV_FILE}:ro`,
-    `-v mon-agent:${STATE_DIR} -e MON_HOST_ROOT=/host node:24-alpine sh -c ${shellQuote(script)}`,
+    `-v mon-agent:${STATE_DIR} -e MON_HOST_ROOT=/host ${envWords.map((word) => `-e ${word}`).join(' ')} node:24-alpine sh -c ${shellQuote(script)}`,
   ].join(' ');
+  return `docker rm -f mon-agent >/dev/null 2>&1 || true\n${run}`;
 }
 
 /**
@@ -126,7 +144,7 @@ After=network-online.target
 
 [Service]
 EnvironmentFile=${ENV_FILE}
-Environment=MON_STATE_DIR=${STATE_DIR}
+Environment=MON_STATE_DIR=${STATE_DIR} ${envWords.join(' ')}
 ExecStart=$node_bin ${nodeFlags} ${file}
 Restart=always
 RestartSec=10

@@ -110,46 +110,6 @@ export function discoveredOf(db: DatabaseSync, host: string, items: HostItems): 
   );
 }
 
-const kindCountRow = mapper({ host: text, kind, n: int });
-const signatureRow = mapper({
-  kind,
-  name: text,
-  labels: nullable(json<Record<string, string>>()),
-  hosts: json<string[]>(),
-});
-
-/**
- * Per host: containers and units not gone, and how many of them are discovered items. Items are read
- * grouped by kind, name and labels (the same units and images run on many hosts), so that each
- * group's labels are read once.
- */
-export function itemCounts(
-  db: DatabaseSync,
-  m: Membership,
-): Map<string, { container: number; unit: number; discovered: number }> {
-  const out = new Map<string, { container: number; unit: number; discovered: number }>();
-  const countsOf = (host: string) => {
-    const counts = out.get(host) ?? { container: 0, unit: 0, discovered: 0 };
-    out.set(host, counts);
-    return counts;
-  };
-  const sql = 'SELECT host, kind, count(*) AS n FROM host_items WHERE gone_at IS NULL GROUP BY host, kind';
-  for (const r of all(db, sql, kindCountRow)) countsOf(r.host)[r.kind] = r.n;
-  const groups = all(
-    db,
-    `SELECT kind, name, labels, json_group_array(host) AS hosts FROM host_items i
-     WHERE gone_at IS NULL AND NOT EXISTS (SELECT 1 FROM discovered_dismissed d WHERE d.id = i.id)
-     GROUP BY kind, name, labels`,
-    signatureRow,
-  );
-  for (const g of groups) {
-    for (const host of g.hosts) {
-      if (m.serviceOf(host, g.kind, g.name, g.labels ?? {}) === null) countsOf(host).discovered++;
-    }
-  }
-  return out;
-}
-
 /** Whether the host ever had this container or unit: listed now or lately, or in its rollups. */
 export function hadItem(db: DatabaseSync, host: string, k: Kind, name: string): boolean {
   return exists(

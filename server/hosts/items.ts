@@ -3,6 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/agent.ts';
 import { all, bool, int, mapper, nullable, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { type CountedItem, countItems, dismissedOf, itemKey, keepItemCounts } from './item-counts.ts';
 import type { Membership } from './membership.ts';
 import { addItemSample } from './rollups.ts';
 
@@ -164,7 +165,7 @@ export function applyItems(
     storedRow,
     host,
   )) {
-    stored.set(`${row.kind}\0${row.name}`, row);
+    stored.set(itemKey(row.kind, row.name), row);
   }
   const upsert = statement(db, upsertSql);
   const write = (kind: ItemKind, name: string, fields: ItemFields) =>
@@ -189,11 +190,14 @@ export function applyItems(
       ts,
     );
   const seen = new Set<string>();
+  /** The host's items not gone after this sample, for its counts. */
+  const live: CountedItem[] = [];
 
   for (const c of containers ?? []) {
-    const key = `container\0${c.name}`;
+    const key = itemKey('container', c.name);
     if (seen.has(key)) continue;
     seen.add(key);
+    live.push({ kind: 'container', name: c.name, labels: c.labels });
     const before = stored.get(key);
     const service = membership.serviceOf(host, 'container', c.name, c.labels);
     if (before) {
@@ -207,9 +211,10 @@ export function applyItems(
   }
 
   for (const u of units ?? []) {
-    const key = `unit\0${u.name}`;
+    const key = itemKey('unit', u.name);
     if (seen.has(key)) continue;
     seen.add(key);
+    live.push({ kind: 'unit', name: u.name, labels: {} });
     const before = stored.get(key);
     if (before) {
       const found = unitEvents(before, u);
@@ -229,11 +234,17 @@ export function applyItems(
     'UPDATE host_items SET gone_at = ? WHERE host = ? AND kind = ? AND name = ? AND gone_at IS NULL',
   );
   for (const item of stored.values()) {
+    if (item.goneAt !== null) continue;
     const listed = item.kind === 'container' ? containers : units;
-    if (listed === null || item.goneAt !== null || seen.has(`${item.kind}\0${item.name}`)) continue;
-    gone.run(ts, host, item.kind, item.name);
+    if (listed === null) live.push({ kind: item.kind, name: item.name, labels: labelsOf(item.labels) });
+    else if (!seen.has(itemKey(item.kind, item.name))) gone.run(ts, host, item.kind, item.name);
   }
+  keepItemCounts(db, membership, host, countItems(membership, host, live, dismissedOf(db, host)));
   return { events, imageChanges };
+}
+
+function labelsOf(json: string | null): Record<string, string> {
+  return json === null ? {} : (JSON.parse(json) as Record<string, string>);
 }
 
 /** A sample older than the host's latest: its containers and units add to their charts only. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { LiveConfig } from '../config/service.ts';
 import { all, mapper, text } from '../store/rows.ts';
@@ -21,6 +22,11 @@ export type Membership = {
   ): string | null;
   /** The services a host runs (file and API links), sorted. */
   servicesOfHost(host: string): string[];
+  /**
+   * What the host's items belong to depends on: the services, and the host's links to them. Counts
+   * kept for the host hold while this stays the same (item-counts.ts).
+   */
+  stampOf(host: string): string;
 };
 
 const serviceRow = mapper({ name: text });
@@ -37,6 +43,10 @@ export function membership(db: DatabaseSync, config: LiveConfig): Membership {
   for (const s of config.services) for (const h of s.hosts) link(s.name, h);
   for (const l of serviceHostLinks(db)) link(l.service, l.host);
   const known = (name: string | undefined) => (name !== undefined && services.has(name) ? name : null);
+  const servicesStamp = createHash('sha256')
+    .update([...services].sort().join('\n'))
+    .digest('base64url')
+    .slice(0, 22);
   return {
     serviceOf(host, kind, name, labels) {
       const named =
@@ -50,6 +60,9 @@ export function membership(db: DatabaseSync, config: LiveConfig): Membership {
     },
     servicesOfHost(host) {
       return [...(byHost.get(host) ?? [])].sort();
+    },
+    stampOf(host) {
+      return `${servicesStamp} ${this.servicesOfHost(host).join('\n')}`;
     },
   };
 }

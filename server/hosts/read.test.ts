@@ -5,7 +5,7 @@ import type { Created } from '../../protocol/reads.ts';
 import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
 import { statement } from '../store/statements.ts';
 import { defaultHostAlerts } from './config.ts';
-import { containerOf, itemId, sampleOf, storeHello, storeSample, unitOf } from './read-testkit.ts';
+import { container, hello, itemId, sample, storeHello, storeSample, unit } from './testkit.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -31,18 +31,29 @@ async function seeded() {
   });
   assert.equal(check.status, 201, check.text);
   assert.equal((await inject('PUT', '/api/v1/hosts/web-1/alerts', apiAlerts)).status, 204);
-  await storeHello(server, 'web-1', T0);
+  await storeHello(server, 'web-1', hello(T0, { hostname: 'web-1.internal' }));
   await clock.advance(60 * MINUTE);
   const containers = [
-    containerOf('shop-web', { labels: { 'mon.service': 'shop' } }),
-    containerOf('worker', { labels: { 'com.docker.compose.project': 'shop' } }),
-    containerOf('redis'),
-    containerOf('old-job', { state: 'exited', exitCode: 1, cpu: null, memory: null }),
+    container({ name: 'shop-web', labels: { 'mon.service': 'shop' } }),
+    container({ name: 'worker', labels: { 'com.docker.compose.project': 'shop' } }),
+    container({ name: 'redis', image: 'redis:1.0' }),
+    container({ name: 'old-job', state: 'exited', exitCode: 1, cpu: null, memory: null }),
   ];
-  const units = [unitOf('shop.service'), unitOf('nginx.service'), unitOf('cron.service')];
+  const units = [
+    unit({ name: 'shop.service' }),
+    unit({ name: 'nginx.service' }),
+    unit({ name: 'cron.service' }),
+  ];
+  // Two filesystems, /boot the fuller one (ignored by the thresholds set above).
+  const disks = [
+    { mount: '/', device: '/dev/sda1', fstype: 'ext4', used: 60, size: 100 },
+    { mount: '/boot', device: '/dev/sda2', fstype: 'ext4', used: 97, size: 100 },
+  ];
+  const load: [number, number, number] = [0.5, 0.25, 0.125];
+  const temperatures = [{ sensor: 'coretemp Core 0', celsius: 55 }];
   for (let i = 0; i < 60; i++) {
     const ts = T0 + i * MINUTE + 45_000;
-    await storeSample(server, 'web-1', sampleOf(ts, { cpu: i, containers, units }));
+    await storeSample(server, 'web-1', sample(ts, { cpu: i, disks, load, temperatures, containers, units }));
   }
   await server.deps.store.writer.run((db) => {
     const run = (sql: string, ...values: (string | number | null)[]) => statement(db, sql).run(...values);

@@ -16,7 +16,8 @@ import { all, int, json, mapper, nullable, one, text } from '../store/rows.ts';
 import { alertsOf } from './alerting.ts';
 import { MAX_AHEAD_MS } from './apply.ts';
 import { checkConflictsOf } from './declarations.ts';
-import { discoveredOf, itemCounts, itemsOf } from './item-reads.ts';
+import { itemCountsOf } from './item-counts.ts';
+import { discoveredOf, itemsOf } from './item-reads.ts';
 import { type Membership, membership } from './membership.ts';
 import { hostMetricsOf, isIgnoredMount, readHostSeries } from './rollups.ts';
 import { type AgentHello, fileHostNames, knownHosts } from './store.ts';
@@ -75,9 +76,10 @@ export function readHostsList(db: DatabaseSync, config: LiveConfig, now: number)
     ).map((r) => [r.host, r.n]),
   );
   const m = membership(db, config);
-  const counts = itemCounts(db, m);
+  const names = [...knownHosts(db, config)].sort();
+  const counts = itemCountsOf(db, m, names);
   const fromFile = fileHostNames(config);
-  const hosts = [...knownHosts(db, config)].sort().map((name): HostSummary => {
+  const hosts = names.map((name): HostSummary => {
     const row = rows.get(name);
     const latest = row?.latest
       ? hostMetricsOf(
@@ -95,8 +97,8 @@ export function readHostsList(db: DatabaseSync, config: LiveConfig, now: number)
       memory: latest?.memory ?? null,
       disk: latest?.disk ?? null,
       alerting: alerting.get(name) ?? 0,
-      containers: items?.container ?? 0,
-      units: items?.unit ?? 0,
+      containers: items?.containers ?? 0,
+      units: items?.units ?? 0,
       discovered: items?.discovered ?? 0,
     };
   });

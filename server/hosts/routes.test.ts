@@ -9,8 +9,8 @@ import { fileService } from '../incidents/testkit.ts';
 import { statement } from '../store/statements.ts';
 import { memoryLog } from '../testing.ts';
 import { defaultHostAlerts } from './config.ts';
-import { containerOf, itemId, sampleOf, storeSample } from './read-testkit.ts';
 import { hostByToken, hostTokenHash } from './store.ts';
+import { container, itemId, sample, storeSample } from './testkit.ts';
 
 const fileAlerts: HostAlerts = { ...defaultHostAlerts, cpu: 95, ignoreMounts: ['/boot'] };
 
@@ -264,8 +264,8 @@ test('each credential: reads for any session and read or write tokens, writes fo
   await storeSample(
     server,
     'web-1',
-    sampleOf(ts, {
-      containers: [containerOf('redis')],
+    sample(ts, {
+      containers: [container({ name: 'redis' })],
       units: [
         { name: 'nginx.service', state: 'active', subState: 'running', restarts: 0, cpu: 1, memory: 1 },
       ],

@@ -1,13 +1,25 @@
+import { createHash } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
-import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/agent.ts';
+import type { ContainerSample, HelloFrame, SampleFrame, UnitSample } from '../../protocol/agent.ts';
 import type { Principal } from '../auth/access.ts';
 import type { Any } from '../checks/testkit.ts';
 import { FakeClock } from '../clock.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { Log } from '../log.ts';
 import type { ServerOptions } from '../start.ts';
+import { statement } from '../store/statements.ts';
+import type { TestServer } from '../testing.ts';
 import { createTestServer } from '../testing.ts';
+import { addItemSamples, itemId } from './items.ts';
+import { addHostSample, hostMetricsOf } from './rollups.ts';
 import { newHostToken, putHostToken } from './store.ts';
+
+/**
+ * The hosts' testkit: a server with hosts and their agents (`hostServer`), the frames an agent sends
+ * (`hello`, `sample`, `container`, `unit`), and, for tests of the reads, those frames stored as ingest
+ * stores them (`storeHello`, `storeSample`).
+ */
 
 export const T0 = Date.UTC(2026, 0, 1);
 
@@ -106,7 +118,7 @@ export async function hostServer(
 
 export const GiB = 1024 ** 3;
 
-/** A host sample as the agent sends it. */
+/** A host sample as the agent sends it: one filesystem, half full; `over` replaces fields. */
 export const sample = (ts: number, over: Partial<SampleFrame> = {}): SampleFrame => ({
   kind: 'sample',
   ts,
@@ -126,24 +138,29 @@ export const sample = (ts: number, over: Partial<SampleFrame> = {}): SampleFrame
 export const IMAGE_A = `sha256:${'a'.repeat(64)}`;
 export const IMAGE_B = `sha256:${'b'.repeat(64)}`;
 
-export const container = (over: Partial<ContainerSample> = {}): ContainerSample => ({
-  id: 'f'.repeat(64),
-  name: 'api',
-  image: 'shop/api:1.0',
-  imageId: IMAGE_A,
-  state: 'running',
-  health: 'healthy',
-  restarts: 0,
-  exitCode: 0,
-  oomKilled: false,
-  startedAt: Date.UTC(2026, 0, 1),
-  finishedAt: null,
-  cpu: 12.5,
-  memory: 200 * 1024 * 1024,
-  labels: {},
-  ...over,
-});
+/** A running container named `api` unless told; its id follows from its name unless given. */
+export const container = (over: Partial<ContainerSample> = {}): ContainerSample => {
+  const name = over.name ?? 'api';
+  return {
+    id: createHash('sha256').update(name).digest('hex'),
+    name,
+    image: 'shop/api:1.0',
+    imageId: IMAGE_A,
+    state: 'running',
+    health: null,
+    restarts: 0,
+    exitCode: null,
+    oomKilled: false,
+    startedAt: T0,
+    finishedAt: null,
+    cpu: 12.5,
+    memory: 200 * 1024 * 1024,
+    labels: {},
+    ...over,
+  };
+};
 
+/** An active systemd service, `nginx.service` unless told. */
 export const unit = (over: Partial<UnitSample> = {}): UnitSample => ({
   name: 'nginx.service',
   state: 'active',
@@ -154,7 +171,7 @@ export const unit = (over: Partial<UnitSample> = {}): UnitSample => ({
   ...over,
 });
 
-export const hello = (ts: number) => ({
+export const hello = (ts: number, over: Partial<HelloFrame> = {}): HelloFrame => ({
   kind: 'hello',
   ts,
   agentVersion: '0.1.0',
@@ -165,4 +182,76 @@ export const hello = (ts: number) => ({
   kernel: '6.1.0-18-amd64',
   arch: 'x64',
   cores: 4,
+  ...over,
 });
+
+/** The id of a container or unit, as ingest makes it. */
+export { itemId };
+
+/** The agent said hello: the host's row with its agent, first and last seen. */
+export function storeHello(server: TestServer, host: string, frame: HelloFrame): Promise<void> {
+  const { kind: _, ts, ...agent } = frame;
+  return server.deps.store.writer.run((db) => {
+    statement(
+      db,
+      `INSERT INTO hosts (name, created_at, agent, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET agent = excluded.agent, first_seen = coalesce(first_seen, excluded.first_seen),
+         last_seen = excluded.last_seen`,
+    ).run(host, ts, JSON.stringify(agent), ts, ts);
+  });
+}
+
+/**
+ * A sample stored as ingest stores it, through the same rollups and item samples: its rollups, the
+ * host's latest sample and last frame, its containers and units.
+ */
+export function storeSample(server: TestServer, host: string, frame: SampleFrame): Promise<void> {
+  return server.deps.store.writer.run((db) => {
+    statement(
+      db,
+      `INSERT INTO hosts (name, created_at, latest, last_seen) VALUES (?, ?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET latest = excluded.latest, last_seen = excluded.last_seen`,
+    ).run(host, frame.ts, JSON.stringify(frame), frame.ts);
+    addHostSample(db, host, frame.ts, hostMetricsOf(frame, []));
+    for (const c of frame.containers ?? []) storeItem(db, host, 'container', c, frame.ts);
+    for (const u of frame.units ?? []) storeItem(db, host, 'unit', u, frame.ts);
+    addItemSamples(db, host, frame);
+  });
+}
+
+function storeItem(
+  db: DatabaseSync,
+  host: string,
+  kind: 'container' | 'unit',
+  item: ContainerSample | UnitSample,
+  ts: number,
+): void {
+  const c = kind === 'container' ? (item as ContainerSample) : null;
+  const u = kind === 'unit' ? (item as UnitSample) : null;
+  statement(
+    db,
+    `INSERT INTO host_items (host, kind, name, id, state, sub_state, health, restarts, exit_code, image,
+       image_id, started_at, labels, cpu, memory, first_seen, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(host, kind, name) DO UPDATE SET state = excluded.state, restarts = excluded.restarts,
+       cpu = excluded.cpu, memory = excluded.memory, updated_at = excluded.updated_at, gone_at = NULL`,
+  ).run(
+    host,
+    kind,
+    item.name,
+    itemId(host, kind, item.name),
+    item.state,
+    u?.subState ?? null,
+    c?.health ?? null,
+    item.restarts,
+    c?.exitCode ?? null,
+    c?.image ?? null,
+    c?.imageId ?? null,
+    c?.startedAt ?? null,
+    c ? JSON.stringify(c.labels) : null,
+    item.cpu,
+    item.memory,
+    ts,
+    ts,
+  );
+}

@@ -181,7 +181,7 @@ export type AnalyticsRead = {
   from: number;
   to: number;
   totals: AnalyticsTotals;
-  /** The same totals over the span of the same length just before `from`. */
+  /** The same totals over as many buckets as the span, at the same resolution, just before `from`. */
   previous: AnalyticsTotals;
   series: AnalyticsSeries;
   /** Ten rows per list and how many values each list has. */

@@ -166,7 +166,10 @@ export type ErrorGroupRead = {
 export type SharedAddress = {
   /** A peer not in `trusted_proxies` that forwards events with X-Forwarded-For: its share of the site's events. */
   forwarded: { address: string; sharePercent: number } | null;
-  /** One client address many visitors (different user agents) share: a proxy, NAT or office. */
+  /**
+   * One client address many visitors (different user agents) share: a proxy, NAT or office. `address`
+   * is its network (`203.0.113.0/24`, an IPv6 /48), never the address itself.
+   */
   proxy: { address: string; visitors: number; sharePercent: number } | null;
 };
 

@@ -73,7 +73,8 @@ export type TrackerEvent = z.infer<typeof trackerEventSchema>;
 
 /**
  * A site's host name, as mon.toml's `[[service]] sites` and `POST /api/v1/sites` take it: lowercase,
- * like `example.com`, without scheme, port, path or final dot; it matches exactly that host.
+ * like `example.com`, without scheme, port, path or final dot. It takes the events of that host and of
+ * `www.` before it, unless that is a site of its own (server/analytics/ingest.ts `knownSite`).
  */
 export const siteDomainSchema = z
   .string()

@@ -2,6 +2,7 @@ import { applyTrackerItems } from '../server/analytics/apply.ts';
 import type { TrackerItem } from '../server/analytics/types.ts';
 import { openStore } from '../server/store/db.ts';
 import { tempDir } from '../server/testing.ts';
+import { prng } from './analytics-visitors.ts';
 import type { Benchmark } from './main.ts';
 
 /**
@@ -17,15 +18,6 @@ const BATCH = Number(process.env.BENCH_APPLY_BATCH ?? 2_000);
 const RATE_PER_SECOND = 20_000;
 /** Goal: 20,000 events a second on 2 cores with HTTP running too leaves the writer ~20 µs an event. */
 const GOAL_US = 20;
-
-/** A deterministic pseudo-random sequence, so runs compare. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1_664_525 + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 const agents = [
   ['desktop', 'Chrome', 'Windows'],
@@ -65,7 +57,7 @@ type Journey = { visitor: Visitor; views: number; page: string | null };
  * the page being hidden (engaged time and Web Vitals) 70% of the time, and by an error 3% of the time.
  */
 export function simulatedEvents(count: number, start: number): TrackerItem[] {
-  const next = random(42);
+  const next = prng(42);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const hex = () =>
     Math.floor(next() * 2 ** 32)

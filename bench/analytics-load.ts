@@ -1,4 +1,4 @@
-import { createVisitors } from './analytics-visitors.ts';
+import { createVisitors, quantile } from './analytics-visitors.ts';
 import { KeepAliveConnection } from './keep-alive-connection.ts';
 
 /**
@@ -58,11 +58,6 @@ export type LoadMessage = { phase: Phase } | { report: LoadReport };
 
 const FLOOD_ADDRESS = '203.0.113.7';
 const TICK_MS = 5;
-
-function quantile(sorted: Float64Array, q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
 /** Answer times, kept in a growing typed array (a million numbers take 8 MB). */
 class Times {

@@ -128,7 +128,13 @@ const errors: { n: string; m: (i: number) => string; fn: string }[] = [
 const SITE_ORIGIN = (domain: string) => `https://${domain}`;
 const SCRIPT = (domain: string) => `https://${domain}/assets/app.3f9a1c.js`;
 
-/** Mulberry32: small, fast, good enough for picking. */
+/** The value at quantile `q` (0 to 1) of `sorted` (ascending); null when empty. For the analytics benchmarks. */
+export function quantile(sorted: ArrayLike<number>, q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** Mulberry32: small, fast, good enough for picking; deterministic, so runs compare. */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

@@ -36,3 +36,11 @@ export const vitalThresholds: Record<VitalName, { good: number; poor: number }> 
   fcp: { good: 1800, poor: 3000 },
   ttfb: { good: 800, poor: 1800 },
 };
+
+/**
+ * The service a site is added to when none is named: its domain with dots as dashes
+ * (`shop.example.com` → `shop-example-com`). The server names it; the panel shows it beforehand.
+ */
+export function defaultServiceName(domain: string): string {
+  return domain.trim().toLowerCase().replaceAll('.', '-');
+}

@@ -73,7 +73,8 @@ export type TrackerEvent = z.infer<typeof trackerEventSchema>;
 
 /**
  * A site's host name, as mon.toml's `[[service]] sites` and `POST /api/v1/sites` take it: lowercase,
- * like `example.com`, without scheme, port, path or final dot; it matches exactly that host.
+ * like `example.com`, without scheme, port, path or final dot. It takes the events of that host and of
+ * `www.` before it, unless that is a site of its own (server/analytics/ingest.ts `knownSite`).
  */
 export const siteDomainSchema = z
   .string()
@@ -166,7 +167,10 @@ export type ErrorGroupRead = {
 export type SharedAddress = {
   /** A peer not in `trusted_proxies` that forwards events with X-Forwarded-For: its share of the site's events. */
   forwarded: { address: string; sharePercent: number } | null;
-  /** One client address many visitors (different user agents) share: a proxy, NAT or office. */
+  /**
+   * One client address many visitors (different user agents) share: a proxy, NAT or office. `address`
+   * is its network (`203.0.113.0/24`, an IPv6 /48), never the address itself.
+   */
   proxy: { address: string; visitors: number; sharePercent: number } | null;
 };
 
@@ -181,7 +185,7 @@ export type AnalyticsRead = {
   from: number;
   to: number;
   totals: AnalyticsTotals;
-  /** The same totals over the span of the same length just before `from`. */
+  /** The same totals over as many buckets as the span, at the same resolution, just before `from`. */
   previous: AnalyticsTotals;
   series: AnalyticsSeries;
   /** Ten rows per list and how many values each list has. */

@@ -14,22 +14,21 @@ const listRow = mapper({ value: text, visitors: int, views: int, total: int });
  * The values of one list summed over the span's buckets, with how many match in all. The buckets are
  * looked up one by one (`at IN …`), so the primary key reads only this list's rows of those buckets;
  * campaign lists have rows only for visits that carried the parameter, so their views are those
- * visits' views. Pages rank by views, the other lists by visitors; ties by value.
+ * visits' views. Pages rank by views, the other lists by visitors; ties by value. A search keeps the
+ * values containing it in any case, in every script (`unicode_lower`, registered on the read
+ * connection, store/db.ts), over the same rows.
  */
-const listSql = (rankBy: 'views' | 'visitors') => `
+const listSql = (rankBy: 'views' | 'visitors', searched: boolean) => `
 SELECT value, visitors, views, count(*) OVER () AS total FROM (
   SELECT value, sum(visitors) AS visitors, sum(views) AS views FROM analytics_dims
   WHERE site = ? AND res = ? AND at IN (SELECT value FROM json_each(?)) AND list = ?
-    AND value LIKE ? ESCAPE '\\'
+    ${searched ? 'AND instr(unicode_lower(value), ?) > 0' : ''}
   GROUP BY value)
 ORDER BY ${rankBy} DESC, value LIMIT ?`;
-const byViews = listSql('views');
-const byVisitors = listSql('visitors');
-
-/** A LIKE pattern matching values that contain `search` (ASCII letters in any case), wildcards taken literally. */
-export function containsPattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+const listSqls = {
+  views: { all: listSql('views', false), searched: listSql('views', true) },
+  visitors: { all: listSql('visitors', false), searched: listSql('visitors', true) },
+};
 
 /** The first `limit` values of `list` whose value contains `search`, and how many match. */
 export function readList(
@@ -40,17 +39,13 @@ export function readList(
   options: { search?: string; limit: number },
 ): AnalyticsRows {
   if (site === null || span.buckets.length === 0) return { rows: [], total: 0 };
-  const rows = all(
-    db,
-    list === 'pages' ? byViews : byVisitors,
-    listRow,
-    site,
-    span.res,
-    JSON.stringify(span.buckets),
-    list,
-    containsPattern(options.search ?? ''),
-    options.limit,
-  );
+  const sqls = listSqls[list === 'pages' ? 'views' : 'visitors'];
+  const search = options.search ?? '';
+  const where = [site, span.res, JSON.stringify(span.buckets), list] as const;
+  const rows =
+    search === ''
+      ? all(db, sqls.all, listRow, ...where, options.limit)
+      : all(db, sqls.searched, listRow, ...where, search.toLowerCase(), options.limit);
   return {
     rows: rows.map(({ value, visitors, views }) => ({ value, visitors, views })),
     total: rows[0]?.total ?? 0,

@@ -53,27 +53,38 @@ test('a span in the past ends with its last bucket; one reaching into the future
   assert.equal(readSpan(NOW - HOUR, NOW + HOUR, NOW).to, NOW + HOUR);
 });
 
-test('the previous period has the same length just before the first bucket, at the same resolution', () => {
-  const asked = { from: NOW - DAY, to: NOW };
-  const span = readSpan(asked.from, asked.to, NOW);
-  const previous = previousSpan(span, asked, NOW)!;
+test('the previous period has as many buckets just before the first one, at the same resolution', () => {
+  const span = readSpan(NOW - DAY, NOW, NOW);
+  const previous = previousSpan(span, NOW)!;
   assert.equal(previous.res, 'h');
-  assert.equal(previous.from, span.from - DAY);
-  assert.equal(previous.buckets.length, 24);
+  // 24 hours asked touch 25 buckets: the previous period has 25 too, not 24.
+  assert.equal(previous.buckets.length, 25);
+  assert.equal(previous.from, span.from - 25 * HOUR);
+  assert.equal(previous.buckets[0], previous.from);
   assert.equal(previous.buckets.at(-1)! + HOUR, span.from);
+  assert.equal(previous.to, span.from);
 
-  const month = { from: NOW - 30 * DAY, to: NOW };
-  const monthSpan = readSpan(month.from, month.to, NOW);
-  const monthBefore = previousSpan(monthSpan, month, NOW)!;
+  // 48 hours touching 49 buckets still compare with 49 hours, not with days.
+  const twoDays = readSpan(NOW - 48 * HOUR, NOW, NOW);
+  const twoDaysBefore = previousSpan(twoDays, NOW)!;
+  assert.equal(twoDaysBefore.res, 'h');
+  assert.equal(twoDaysBefore.buckets.length, 49);
+
+  const monthSpan = readSpan(NOW - 30 * DAY, NOW, NOW);
+  const monthBefore = previousSpan(monthSpan, NOW)!;
   assert.equal(monthBefore.res, 'd');
+  assert.equal(monthBefore.buckets.length, monthSpan.buckets.length);
+  assert.equal(monthBefore.buckets.length, 31);
   assert.equal(monthBefore.buckets.at(-1)! + DAY, monthSpan.from);
-  assert.equal(monthBefore.buckets.length, 30);
 });
 
 test('the previous period of an hourly span is left out when its hours are no longer kept', () => {
   const kept = hourlyKeptFrom(NOW);
-  const asked = { from: kept + HOUR, to: kept + 25 * HOUR };
-  const span = readSpan(asked.from, asked.to, NOW);
+  const span = readSpan(kept + HOUR, kept + 25 * HOUR, NOW);
   assert.equal(span.res, 'h');
-  assert.equal(previousSpan(span, asked, NOW), null);
+  assert.equal(previousSpan(span, NOW), null);
+
+  // Starting at the first hour surely kept, it is read.
+  const justKept = readSpan(kept + 24 * HOUR, kept + 48 * HOUR, NOW);
+  assert.equal(previousSpan(justKept, NOW)?.from, kept);
 });

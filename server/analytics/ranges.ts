@@ -38,15 +38,14 @@ export function readSpan(from: number, to: number, now: number): ReadSpan {
 }
 
 /**
- * The span of the same length just before `span` (from its first bucket), read by the same rules; null
- * when it cannot be read at the same resolution (an hourly span whose previous hours are no longer
- * kept): a comparison with whole days would not be like for like, so the read leaves it out.
+ * The same number of buckets just before `span.from`, at the same resolution, so the comparison is
+ * like for like (25 hours before a 24-hour span that touches 25). Null when an hourly span's previous
+ * hours are no longer kept: a comparison with whole days would not be like for like, so the read
+ * leaves it out.
  */
-export function previousSpan(
-  span: ReadSpan,
-  asked: { from: number; to: number },
-  now: number,
-): ReadSpan | null {
-  const previous = readSpan(span.from - (asked.to - asked.from), span.from, now);
-  return previous.res === span.res ? previous : null;
+export function previousSpan(span: ReadSpan, now: number): ReadSpan | null {
+  const from = span.from - span.buckets.length * span.stepMs;
+  if (span.res === 'h' && from < hourlyKeptFrom(now)) return null;
+  const buckets = span.buckets.map((_, i) => from + i * span.stepMs);
+  return { res: span.res, stepMs: span.stepMs, from, to: span.from, buckets };
 }

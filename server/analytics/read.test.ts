@@ -16,7 +16,7 @@ async function server(options: { sites?: boolean } = {}) {
   return kit;
 }
 
-test('the last 24 hours: totals, hourly series zero-filled, and the previous 24 hours', async () => {
+test('the last 24 hours: totals, hourly series zero-filled, and the 25 hours before', async () => {
   const { server: s, get } = await server();
   const at = (day: number, hour: number) => Date.UTC(2026, 2, day, hour);
   await writeTotals(s, SHOP, 'h', at(10, 10), {
@@ -27,7 +27,8 @@ test('the last 24 hours: totals, hourly series zero-filled, and the previous 24 
     engagedMs: 40_000,
   });
   await writeTotals(s, SHOP, 'h', at(10, 14), { visitors: 1, views: 1, visits: 1, bounces: 1 });
-  // The hour before the span's first is the previous period's last.
+  // The hour before the span's first is the previous period's last; 25 hours before it, its first.
+  await writeTotals(s, SHOP, 'h', at(8, 13), { visitors: 10, views: 20, visits: 5, bounces: 5 });
   await writeTotals(s, SHOP, 'h', at(9, 13), {
     visitors: 100,
     views: 200,
@@ -36,7 +37,7 @@ test('the last 24 hours: totals, hourly series zero-filled, and the previous 24 
     engagedMs: 500_000,
   });
   // Before the previous period, another site, and the day rows: none of them is read.
-  await writeTotals(s, SHOP, 'h', at(8, 13), { visitors: 1000, views: 1000 });
+  await writeTotals(s, SHOP, 'h', at(8, 12), { visitors: 1000, views: 1000 });
   await writeTotals(s, 'blog.example', 'h', at(10, 10), { visitors: 50, views: 50 });
   await writeTotals(s, SHOP, 'd', Date.UTC(2026, 2, 10), { visitors: 999, views: 999 });
 
@@ -49,7 +50,7 @@ test('the last 24 hours: totals, hourly series zero-filled, and the previous 24 
   assert.equal(read.from, at(9, 14));
   assert.equal(read.to, NOW);
   assert.deepEqual(read.totals, { visitors: 4, views: 8, visits: 5, bounce: 40, time: 8000 });
-  assert.deepEqual(read.previous, { visitors: 100, views: 200, visits: 50, bounce: 50, time: 10_000 });
+  assert.deepEqual(read.previous, { visitors: 110, views: 220, visits: 55, bounce: 54.5, time: 9091 });
   assert.deepEqual(read.omitted, []);
   assert.deepEqual(read.sharedAddress, { forwarded: null, proxy: null });
 

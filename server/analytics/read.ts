@@ -43,7 +43,7 @@ export function readAnalytics(
   const { site, range, now } = input;
   const domain = site?.domain ?? null;
   const span = readSpan(range.from, range.to, now);
-  const previous = previousSpan(span, range, now);
+  const previous = previousSpan(span, now);
   const { totals, series } = readTraffic(db, domain, span);
   const dimensions = readDimensions(db, domain, span);
   const topPages = dimensions.pages.rows.map((row) => row.value);

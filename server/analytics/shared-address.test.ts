@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { HOUR } from '../checks/rollups.ts';
 import { DistinctCount } from './distinct-count.ts';
-import { SharedAddressWatch } from './shared-address.ts';
+import { networkOf, SharedAddressWatch } from './shared-address.ts';
 
 const T0 = Date.UTC(2026, 2, 1, 12);
 const visitorId = () => randomBytes(16).toString('hex');
@@ -38,7 +38,8 @@ test('an address is a proxy with at least 20 visitors making at least 10% of the
   watch.note('shop.example', T0 + HOUR, '198.51.100.1', last, null);
   watch.note('shop.example', T0 + HOUR, '198.51.100.1', last, null);
   const proxy = watch.of('shop.example', T0 + HOUR, nobodyTrusted).proxy;
-  assert.equal(proxy?.address, '198.51.100.1');
+  // The visitors' network, never their address: it may be an office's or a home's.
+  assert.equal(proxy?.address, '198.51.100.0/24');
   assert.equal(proxy?.visitors, 20);
   // 20 of about 95 visitors; the site's count is an estimate within a few percent.
   assert.ok(Math.abs(proxy!.sharePercent - 21) <= 1.5, String(proxy!.sharePercent));
@@ -46,6 +47,19 @@ test('an address is a proxy with at least 20 visitors making at least 10% of the
   // Among 500 visitors, 20 are 4%: not enough to say so.
   others(watch, 500, T0 + HOUR);
   assert.equal(watch.of('shop.example', T0 + HOUR, nobodyTrusted).proxy, null);
+});
+
+test('a client address is read out as its network: IPv4 /24, IPv6 /48', () => {
+  assert.equal(networkOf('203.0.113.77'), '203.0.113.0/24');
+  assert.equal(networkOf('2001:db8:7:42::1'), '2001:db8:7::/48');
+  assert.equal(networkOf('2001:DB8:0:0:1:2:3:4'), '2001:db8::/48');
+  assert.equal(networkOf('2001::1:2:3:4:5:6'), '2001:0:1::/48');
+  assert.equal(networkOf('fe80::1%eth0'), 'fe80::/48');
+  assert.equal(networkOf('::ffff:1.2.3.4'), '::/48');
+
+  const watch = new SharedAddressWatch();
+  for (let i = 0; i < 25; i++) watch.note('shop.example', T0, '2001:db8:7:42::99', visitorId(), null);
+  assert.equal(watch.of('shop.example', T0, nobodyTrusted).proxy?.address, '2001:db8:7::/48');
 });
 
 test('what is older than 24 hours is forgotten', () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { SharedAddress } from '../../protocol/analytics.ts';
 import { HOUR } from '../checks/rollups.ts';
 import { DistinctCount } from './distinct-count.ts';
@@ -30,7 +31,8 @@ const percent = (part: number, whole: number) => Math.round((1000 * Math.min(par
 /**
  * Visitors who share an address, per site, in memory over the last 24 hours (docs/analytics.md):
  * events forwarded by a peer not in `trusted_proxies`, and client addresses many visitors share.
- * Bounded: a flood of addresses cannot grow it. Addresses are never logged.
+ * Bounded: a flood of addresses cannot grow it. Addresses are never logged, and a client address is
+ * read out as its network only (`networkOf`); a forwarding peer is a proxy, named in full.
  */
 export class SharedAddressWatch {
   private readonly sites = new Map<string, Hour[]>();
@@ -132,5 +134,25 @@ function busiestAddress(byAddress: Map<string, Set<number>>, siteVisitors: numbe
   // The site's count is an estimate: never below what one address alone shows.
   const total = Math.max(siteVisitors, best.n);
   if ((100 * best.n) / total < PROXY_MIN_PERCENT) return null;
-  return { address: best.address, visitors: best.n, sharePercent: percent(best.n, total) };
+  return { address: networkOf(best.address), visitors: best.n, sharePercent: percent(best.n, total) };
+}
+
+/**
+ * A visitor's address as its network, so that a read never names one (an office, a home behind a
+ * NAT): `203.0.113.0/24` for IPv4, the /48 for IPv6 (`2001:db8:7::/48`).
+ */
+export function networkOf(address: string): string {
+  const bare = address.replace(/%.*$/, '').toLowerCase();
+  if (isIP(bare) === 4) return `${bare.split('.').slice(0, 3).join('.')}.0/24`;
+  if (isIP(bare) !== 6) return 'an address mon cannot read';
+  const [head = '', tail = ''] = bare.split('::');
+  // An IPv4 tail (`::ffff:a.b.c.d`) holds two groups.
+  const parse = (part: string) =>
+    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
+  const first = parse(head);
+  const last = parse(tail);
+  const groups = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
+  const network = groups.slice(0, 3).map((g) => Number.parseInt(g, 16).toString(16));
+  while (network.length > 0 && network.at(-1) === '0') network.pop();
+  return `${network.join(':')}::/48`;
 }

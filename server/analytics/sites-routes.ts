@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type SiteCreated, siteBodySchema } from '../../protocol/analytics.ts';
+import { defaultServiceName } from '../../protocol/analytics-constants.ts';
 import type { CheckBody } from '../../protocol/check.ts';
 import { liveKeys } from '../../protocol/live.ts';
 import { nameProblem } from '../../protocol/text.ts';
@@ -31,11 +32,6 @@ export function registerSites(
     };
     return reply.code(201).send(answer);
   });
-}
-
-/** The service of a site added without one: its domain with dots as dashes (`shop.example.com` → `shop-example-com`). */
-export function defaultServiceName(domain: string): string {
-  return domain.replaceAll('.', '-');
 }
 
 /**

@@ -47,7 +47,6 @@ export function createSites(deps: Deps): Sites & { refresh(): void } {
   return {
     find: (domain) => byDomain.get(domain) ?? null,
     list: () => [...byDomain.values()],
-    ofService: (service) => [...byDomain.values()].filter((s) => s.service === service).map((s) => s.domain),
     refresh,
   };
 }

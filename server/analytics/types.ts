@@ -43,6 +43,4 @@ export type Sites = {
   find(domain: string): { domain: string; service: string } | null;
   /** Every known site, sorted by domain. */
   list(): { domain: string; service: string }[];
-  /** The sites of a service, sorted. */
-  ofService(service: string): string[];
 };

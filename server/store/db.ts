@@ -53,6 +53,10 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   write.exec('PRAGMA busy_timeout = 0');
   const read = new DatabaseSync(file, { timeout: 5000, readOnly: true });
   read.exec('PRAGMA foreign_keys = ON');
+  // SQLite's lower() and LIKE fold ASCII letters only: analytics search matches "/über" with "Über".
+  read.function('unicode_lower', { deterministic: true }, (value) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
   const writer = new Writer(write, options);
   let closed = false;
   return {

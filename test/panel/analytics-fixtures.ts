@@ -168,7 +168,7 @@ export function siteRead(sites: string[], site: string | null, range: string, no
         ]
       : [],
     sharedAddress: busy
-      ? { forwarded: null, proxy: { address: '198.51.100.7', visitors: 37, sharePercent: 12 } }
+      ? { forwarded: null, proxy: { address: '198.51.100.0/24', visitors: 37, sharePercent: 12 } }
       : { forwarded: null, proxy: null },
     omitted: pagesOmitted ? ['vitals.pages'] : [],
   };

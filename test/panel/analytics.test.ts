@@ -238,7 +238,7 @@ test('the site page: totals with their change, chart, top lists, Web Vitals by r
     const notice = page.locator('[data-warning="proxy"]');
     assert.match(
       String(await notice.textContent()),
-      /37 visitors share one address: 198\.51\.100\.7 sent 12%/,
+      /37 visitors share one address: an address in 198\.51\.100\.0\/24 sent 12%/,
     );
     assert.match(String(await notice.textContent()), /trusted_proxies/);
     assert.equal(await page.getByTestId('omitted').count(), 0, 'nothing left out over 24 hours');

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import type { SiteCreated } from '../../../../protocol/analytics.ts';
+import { defaultServiceName } from '../../../../protocol/analytics-constants.ts';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { Invalid, useForm } from '../../lib/form.ts';
-import { defaultServiceName, homePageCheck, siteErrors } from './describe.ts';
+import { homePageCheck, siteErrors } from './describe.ts';
 import { addSite, useRefreshSites } from './queries.ts';
 
 /**

@@ -20,11 +20,11 @@ export function SharedAddressNotice({ shared }: { shared: SharedAddress }) {
       ) : null}
       {proxy ? (
         <div className="alert warn" data-warning="proxy">
-          <strong>{formatCount(proxy.visitors)} visitors share one address</strong>: {proxy.address} sent{' '}
-          {proxy.sharePercent}% of this site's events in the last 24 hours (an office, a mobile network or a
-          proxy). mon tells visitors apart by address and browser, so those behind it with the same browser
-          count as one: the visitor count is low. If the address is a proxy of yours that forwards the
-          visitor's address, add it to <code>trusted_proxies</code> in <code>mon.toml</code>.
+          <strong>{formatCount(proxy.visitors)} visitors share one address</strong>: an address in{' '}
+          {proxy.address} sent {proxy.sharePercent}% of this site's events in the last 24 hours (an office, a
+          mobile network or a proxy). mon tells visitors apart by address and browser, so those behind it with
+          the same browser count as one: the visitor count is low. If the address is a proxy of yours that
+          forwards the visitor's address, add it to <code>trusted_proxies</code> in <code>mon.toml</code>.
         </div>
       ) : null}
     </>

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnalyticsTotals } from '../../../../protocol/analytics.ts';
+import { defaultServiceName } from '../../../../protocol/analytics-constants.ts';
 import { ApiError } from '../../lib/api.ts';
 import {
   changeOf,
   countryNamer,
-  defaultServiceName,
   errorWhere,
   formatVisitTime,
   formatVital,

@@ -147,9 +147,6 @@ export function snippetWithDnt(snippet: string): string {
   return snippet.replace(/><\/script>\s*$/, ' data-dnt></script>');
 }
 
-/** The service a site is added to when none is named, as the server names it: dots become dashes. */
-export const defaultServiceName = (domain: string) => domain.trim().toLowerCase().replaceAll('.', '-');
-
 /** The check "also check https://domain/ every minute" adds; named after the domain, never after the service. */
 export function homePageCheck(domain: string, service: string): CheckBody {
   const host = domain.trim().toLowerCase();

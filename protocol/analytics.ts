@@ -210,7 +210,11 @@ export type IncidentVisitors = {
   site: string;
   x: number[];
   stepMs: number;
+  /** Per point, the visitors first seen that UTC day in its bucket (arrivals). */
   visitors: number[];
-  /** Visitors in the incident's span (start to resolution or now). */
+  /**
+   * Distinct visitors with a visit overlapping the incident's span (start to resolution or now); past
+   * the raw visits' retention, the sum of the points the span overlaps.
+   */
   during: number;
 };

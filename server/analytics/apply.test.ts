@@ -120,7 +120,8 @@ test('engagement and errors after 30 idle minutes start no visit; errors still c
   const s = await server(t);
   await store(s, [view({ ts: T })]);
   await store(s, [
-    engage({ ts: T + 31 * MINUTE, engagedMs: 60_000 }),
+    // A minute of engagement that began 31 minutes after the view: the visit had ended.
+    engage({ ts: T + 32 * MINUTE, engagedMs: 60_000 }),
     jsError({ ts: T + 32 * MINUTE, message: 'boom' }),
     // A visitor never seen: neither a visit nor a visitor.
     engage({ ts: T, visitor: 'ghost', engagedMs: 5_000 }),
@@ -130,6 +131,42 @@ test('engagement and errors after 30 idle minutes start no visit; errors still c
     { last_at: T, engaged_ms: 0 },
   ]);
   assert.deepEqual(rows(s, 'SELECT count FROM js_error_groups'), [{ count: 1 }]);
+});
+
+test('a long read keeps its visit: engagement sent after 31 minutes on the page counts and ends the bounce', async (t) => {
+  const s = await server(t);
+  await store(s, [view({ ts: T })]);
+  await store(s, [engage({ ts: T + 31 * MINUTE, engagedMs: 31 * MINUTE })]);
+  assert.deepEqual(totals(s, 'd', DAY_5), {
+    visitors: 1,
+    views: 1,
+    visits: 1,
+    bounces: 0,
+    engaged_ms: 31 * MINUTE,
+  });
+  assert.deepEqual(rows(s, 'SELECT last_at, engaged_ms FROM analytics_sessions'), [
+    { last_at: T + 31 * MINUTE, engaged_ms: 31 * MINUTE },
+  ]);
+});
+
+test('a single-page app navigation after 40 minutes of reading continues the visit', async (t) => {
+  const s = await server(t);
+  await store(s, [view({ ts: T, page: '/guide' })]);
+  // The tracker sends the engaged time of the page left, then the view of the next path.
+  await store(s, [
+    engage({ ts: T + 40 * MINUTE, engagedMs: 40 * MINUTE }),
+    view({ ts: T + 40 * MINUTE + 5, page: '/pricing' }),
+  ]);
+  assert.deepEqual(totals(s, 'd', DAY_5), {
+    visitors: 1,
+    views: 2,
+    visits: 1,
+    bounces: 0,
+    engaged_ms: 40 * MINUTE,
+  });
+  assert.deepEqual(rows(s, 'SELECT started_at, last_at, views FROM analytics_sessions'), [
+    { started_at: T, last_at: T + 40 * MINUTE + 5, views: 2 },
+  ]);
 });
 
 test('an error or engagement within a visit keeps it going', async (t) => {

@@ -105,7 +105,10 @@ function applyView(
 
 /**
  * Engaged time adds to the visit going on (and to the totals of the hour and day it started in); it
- * may end its bounce. Without a visit it adds to nothing. Web Vitals count either way.
+ * may end its bounce. A visit is going on if it was less than 30 idle minutes old when the engaged
+ * time began (a long read sends its time at the end), and the report moves its `lastAt`, so the view
+ * of the same navigation that follows continues it too. Without a visit it adds to nothing. Web
+ * Vitals count either way.
  */
 function applyEngagement(
   { db, rollups }: Batch,
@@ -113,7 +116,7 @@ function applyEngagement(
   event: Event<'engage'>,
   latest: Session | null,
 ): void {
-  if (continues(latest, item.ts)) {
+  if (continues(latest, item.ts, event.engagedMs)) {
     const bounced = isBouncing(latest.views, latest.engagedMs);
     latest.engagedMs += event.engagedMs;
     latest.lastAt = Math.max(latest.lastAt, item.ts);

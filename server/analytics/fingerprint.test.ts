@@ -22,7 +22,11 @@ global code@https://shop.example.com/assets/index-4f3a2b1c.js:3:15002`;
 const safariBare = `https://shop.example.com/assets/index-4f3a2b1c.js:3:14051
 global code@https://shop.example.com/assets/index-4f3a2b1c.js:3:15002`;
 
+/** The site whose pages the stacks above come from. */
+const SITE = 'shop.example.com';
+
 const error = (message: string, stack: string | null, type = 'TypeError', script: string | null = null) => ({
+  site: SITE,
   type,
   message,
   script,
@@ -32,27 +36,43 @@ const error = (message: string, stack: string | null, type = 'TypeError', script
 describe('topFrame', () => {
   it('reads the first frame with a web address in Chrome, Firefox and Safari stacks', () => {
     const url = 'https://shop.example.com/assets/index-4f3a2b1c.js';
-    assert.deepEqual(topFrame(chrome), { fn: 'renderUser', url: `${url}?v=12` });
-    assert.deepEqual(topFrame(firefox), { fn: 'renderUser', url });
-    assert.deepEqual(topFrame(safari), { fn: 'renderUser', url });
-    assert.deepEqual(topFrame(safariBare), { fn: '', url });
+    assert.deepEqual(topFrame(chrome, SITE), { fn: 'renderUser', url: `${url}?v=12` });
+    assert.deepEqual(topFrame(firefox, SITE), { fn: 'renderUser', url });
+    assert.deepEqual(topFrame(safari, SITE), { fn: 'renderUser', url });
+    assert.deepEqual(topFrame(safariBare, SITE), { fn: '', url });
   });
 
   it('drops what engines add around function names', () => {
-    assert.deepEqual(topFrame(chromeAsync), {
+    assert.deepEqual(topFrame(chromeAsync, SITE), {
       fn: 'loadCart',
       url: 'https://shop.example.com/assets/cart.js',
     });
-    assert.deepEqual(topFrame(firefoxNested), {
+    assert.deepEqual(topFrame(firefoxNested, SITE), {
       fn: 'loadCart',
       url: 'https://shop.example.com/assets/cart.js',
     });
-    assert.equal(topFrame(chromeMethod)?.fn, 'Object.handleClick');
+    assert.equal(topFrame(chromeMethod, SITE)?.fn, 'Object.handleClick');
+  });
+
+  it('prefers the site’s own frame (its host, www. or a subdomain) to a library’s on top of it', () => {
+    const library = `TypeError: Cannot read properties of null (reading 'nodeType')
+    at Object.find (https://cdn.jsdelivr.net/npm/jquery@3.7.1/dist/jquery.min.js:2:1234)
+    at renderUser (https://www.shop.example.com/assets/app.js:3:14051)`;
+    assert.deepEqual(topFrame(library, SITE), {
+      fn: 'renderUser',
+      url: 'https://www.shop.example.com/assets/app.js',
+    });
+    assert.equal(topFrame(library, 'www.shop.example.com')?.fn, 'renderUser');
+    assert.equal(topFrame(library.replace('www.shop', 'static.shop'), SITE)?.fn, 'renderUser');
+    // A look-alike host is not the site's.
+    assert.equal(topFrame(library.replace('www.shop', 'evilshop'), SITE)?.fn, 'Object.find');
+    // Without a frame of the site, the first web frame.
+    assert.equal(topFrame(library, 'blog.example')?.fn, 'Object.find');
   });
 
   it('finds nothing in a stack without web addresses', () => {
-    assert.equal(topFrame('Error: boom\n    at <anonymous>\n    at eval (eval at run (native))'), null);
-    assert.equal(topFrame('map@[native code]'), null);
+    assert.equal(topFrame('Error: boom\n    at <anonymous>\n    at eval (eval at run (native))', SITE), null);
+    assert.equal(topFrame('map@[native code]', SITE), null);
   });
 });
 
@@ -132,6 +152,39 @@ describe('errorFingerprint', () => {
     assert.notEqual(errorFingerprint(error('x is undefined', otherFile)), base);
     assert.notEqual(errorFingerprint(error('y is undefined', firefox)), base);
     assert.notEqual(errorFingerprint(error('x is undefined', firefox, 'ReferenceError')), base);
+  });
+
+  it('groups a library’s error by the site’s frame under it', () => {
+    const fromLibrary = (site: string, callerLine: string) =>
+      errorFingerprint({
+        ...error(
+          'x is undefined',
+          `TypeError: x is undefined
+    at e (https://cdn.example.net/lib/chart.min.js:1:500)
+    ${callerLine}`,
+        ),
+        site,
+      });
+    const dashboard = fromLibrary(SITE, 'at drawDashboard (https://shop.example.com/assets/app.js:3:10)');
+    const report = fromLibrary(SITE, 'at drawReport (https://shop.example.com/assets/app.js:9:10)');
+    // The same library frame on top, called from two places of the site: two groups.
+    assert.notEqual(dashboard, report);
+    assert.equal(
+      dashboard,
+      errorFingerprint(
+        error('x is undefined', 'at drawDashboard (https://shop.example.com/assets/app.js:4:1)'),
+      ),
+    );
+  });
+
+  it('keeps apart the same path on the site and on another host', () => {
+    const at = (host: string) => `TypeError: x is undefined\n    at init (https://${host}/app.js:1:1)`;
+    const own = errorFingerprint(error('x is undefined', at('shop.example.com')));
+    assert.notEqual(errorFingerprint(error('x is undefined', at('cdn.example.net'))), own);
+    assert.equal(errorFingerprint(error('x is undefined', at('www.shop.example.com'))), own);
+    // Scripts without a stack too.
+    const script = (host: string) => errorFingerprint(error('boom', null, 'Error', `https://${host}/app.js`));
+    assert.notEqual(script('cdn.example.net'), script('shop.example.com'));
   });
 
   it('falls back on the script without a stack', () => {

@@ -2,12 +2,17 @@ import { createHash } from 'node:crypto';
 
 /**
  * JavaScript errors are grouped by a fingerprint: the error's type, its message with the parts that
- * vary between occurrences replaced (numbers, hex, ids, URLs, quoted text), and its top frame (the
- * first stack frame with a web address: the file's path without host or query, and the function).
- * Line and column are left out: they move with every build.
+ * vary between occurrences replaced (numbers, hex, ids, URLs, quoted text), and its top frame: the
+ * first stack frame of the site's own scripts (its host, `www.` or a subdomain), else the first with
+ * any web address (a library from a CDN, a browser extension's page script). A frame is the file's
+ * path without query, and the function; a script of another host keeps its host too, so that
+ * `cdn.example/app.js` and the site's `/app.js` are apart. Line and column are left out: they move
+ * with every build.
  */
 
 export type ErrorParts = {
+  /** The site's domain: its frames come first. */
+  site: string;
   type: string;
   message: string;
   /** The script the error was thrown in, used when no stack frame has an address. */
@@ -49,16 +54,39 @@ const chromeFrame = /^\s*at (?:(.+?) \()?(\S+?):\d+(?::\d+)?\)?$/;
 // Firefox and Safari: `fn@url:line:col`, `@url:line:col`, Safari's `url:line:col` on its own.
 const geckoFrame = /^\s*(?:(.*?)@)?(\S+?):\d+(?::\d+)?$/;
 
-/** The first frame of a stack whose address is a web address (http or https), or null. */
-export function topFrame(stack: string): Frame | null {
+/**
+ * The first frame of a stack whose address is on `site` (or its `www.` or a subdomain), else the
+ * first whose address is a web address (http or https), or null. A library on top of the stack says
+ * less about where the error is than the site's own code that called it.
+ */
+export function topFrame(stack: string, site: string): Frame | null {
+  let firstWeb: Frame | null = null;
   for (const line of stack.split('\n')) {
     const match = chromeFrame.exec(line) ?? geckoFrame.exec(line);
     if (!match) continue;
     const url = match[2]!;
     if (!/^https?:\/\//i.test(url)) continue;
-    return { fn: functionName(match[1] ?? ''), url };
+    const frame = { fn: functionName(match[1] ?? ''), url };
+    if (isSiteAddress(url, site)) return frame;
+    firstWeb ??= frame;
   }
-  return null;
+  return firstWeb;
+}
+
+/** The host of a web address, lowercased, without port; null when it has none. */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `url` is on `site`, `www.` of it or one of its subdomains (`www.` of the site left out). */
+export function isSiteAddress(url: string, site: string): boolean {
+  const host = hostOf(url);
+  const domain = site.toLowerCase().replace(/^www\./, '');
+  return host !== null && (host === domain || host.endsWith(`.${domain}`));
 }
 
 /** The function's name without what browsers add around it (`async `, `new `, ` [as x]`, `/<`). */
@@ -80,13 +108,18 @@ export function scriptPath(url: string): string {
   return path.replace(/(?<=[-_.])(?=[a-z0-9]*\d)[a-z0-9]{6,}(?=\.)/gi, '<hash>');
 }
 
+/** A script's place in a fingerprint: its path on the site, or host and path elsewhere. */
+function scriptKey(url: string, site: string): string {
+  return isSiteAddress(url, site) ? scriptPath(url) : `${hostOf(url) ?? ''}${scriptPath(url)}`;
+}
+
 /** The group an error belongs to: 16 hex digits of a SHA-256 of its type, normalised message and top frame. */
 export function errorFingerprint(error: ErrorParts): string {
-  const frame = error.stack ? topFrame(error.stack) : null;
+  const frame = error.stack ? topFrame(error.stack, error.site) : null;
   const where = frame
-    ? `${scriptPath(frame.url)}\n${frame.fn}`
+    ? `${scriptKey(frame.url, error.site)}\n${frame.fn}`
     : error.script
-      ? scriptPath(error.script)
+      ? scriptKey(error.script, error.site)
       : '';
   const key = `${error.type}\n${normalizeMessage(error.type, error.message)}\n${where}`;
   return createHash('sha256').update(key).digest('hex').slice(0, 16);

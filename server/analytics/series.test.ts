@@ -50,6 +50,23 @@ test('an incident shows the visitors of its service’s first site around it; wi
     // 40 days ago: beyond the hourly rollups, that day's.
     total.run('shop.example', 'h', earlier + 10 * HOUR, 30, 100);
     total.run('shop.example', 'd', earlier, 700, 5000);
+    // Raw visits (rows of analytics_sessions) give `during`: everyone with a visit overlapping the span.
+    const visit = statement(
+      db,
+      `INSERT INTO analytics_sessions (site, visitor, started_at, last_at, views, engaged_ms, entry_page, device,
+         browser, os) VALUES (?, ?, ?, ?, 1, 0, '/', 'desktop', 'Chrome', 'Windows')`,
+    );
+    // Came in the morning and again during the incident: counted, though first seen at 8:00.
+    visit.run('shop.example', 'morning', at(8), at(8, 5));
+    visit.run('shop.example', 'morning', at(11), at(11, 30));
+    // A visit begun before the incident and still going at its start.
+    visit.run('shop.example', 'reader', at(10), at(10, 25));
+    visit.run('shop.example', 'during', at(12), at(12, 1));
+    // Left before it started; came after it resolved; another site; yesterday.
+    visit.run('shop.example', 'before', at(9), at(10, 19));
+    visit.run('shop.example', 'after', at(12, 3), at(12, 30));
+    visit.run('www.shop.example', 'other-site', at(11), at(11));
+    visit.run('shop.example', 'yesterday', day - HOUR, day - 1);
     insertIncident(db, incident('0000000000000001', 'shop', at(10, 20), at(12, 3)));
     insertIncident(db, incident('0000000000000002', 'db', at(10, 20), null));
     insertIncident(db, incident('0000000000000003', 'shop', at(13, 30), null));
@@ -62,15 +79,16 @@ test('an incident shows the visitors of its service’s first site around it; wi
     x: [at(9), at(10), at(11), at(12), at(13)],
     stepMs: HOUR,
     visitors: [3, 5, 7, 2, 4],
-    during: 5 + 7 + 2,
+    during: 3,
   });
   assert.equal((await kit.read('0000000000000002')).visitors, null);
   // Open: until now (15:00), its hours without visitors at 0.
   const open = await kit.read('0000000000000003');
   assert.deepEqual(open.visitors?.x, [at(12), at(13), at(14)]);
   assert.deepEqual(open.visitors?.visitors, [2, 4, 9]);
-  assert.equal(open.visitors?.during, 4 + 9);
+  assert.equal(open.visitors?.during, 0);
 
+  // 40 days ago its visits are pruned: `during` adds the daily points the incident overlaps.
   const old = await kit.read('0000000000000004');
   assert.deepEqual(old.visitors, {
     site: 'shop.example',

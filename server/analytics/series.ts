@@ -1,17 +1,40 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { IncidentVisitors } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
-import { all, int, mapper } from '../store/rows.ts';
-import { hourlyKeptFrom } from './retention.ts';
+import { all, int, mapper, one } from '../store/rows.ts';
+import { hourlyKeptFrom, RAW_RETENTION_MS } from './retention.ts';
 
 const pointRow = mapper({ at: int, visitors: int });
+const countRow = mapper({ visitors: int });
 
 /**
- * The visitors of `site` from `from` to `to` from the rollups, for the incident read: hourly points
- * while hourly rollups are kept for the whole span, else daily ones, and `during`, the visitors of the
- * buckets that overlap the incident's span `[start, end)`. A visitor is counted in the bucket of their
- * first event of the (UTC) day, so a bucket's visitors are those new that day. One query; as many rows
- * as points.
+ * The distinct visitors with a visit overlapping `[start, end)`, from the raw visits. A visit never
+ * crosses midnight UTC (the visitor id changes there), so one overlapping `start` began that day: the
+ * index by start bounds the scan to the visits begun from that midnight to `end`. Null when that day's
+ * visits may have been pruned already.
+ */
+function visitorsOfVisits(db: DatabaseSync, site: string, start: number, end: number, now: number) {
+  const startDay = Math.floor(start / DAY) * DAY;
+  if (startDay < now - RAW_RETENTION_MS) return null;
+  return one(
+    db,
+    `SELECT count(DISTINCT visitor) AS visitors FROM analytics_sessions
+     WHERE started_at >= ? AND started_at < ? AND last_at >= ? AND site = ?`,
+    countRow,
+    startDay,
+    end,
+    start,
+    site,
+  )!.visitors;
+}
+
+/**
+ * The visitors of `site` from `from` to `to`, for the incident read. Points come from the rollups:
+ * hourly while hourly rollups are kept for the whole span, else daily; a point counts the visitors
+ * whose first event of the (UTC) day fell in its bucket (the rollups count a visitor once a day), so
+ * it shows arrivals, not everyone present. `during`, the visitors of the incident's span
+ * `[start, end)`, counts everyone with a visit overlapping it, from the raw visits; beyond their
+ * retention, the sum of the points the span overlaps (arrivals only). Two queries.
  */
 export function visitorsAround(
   db: DatabaseSync,
@@ -37,9 +60,8 @@ export function visitorsAround(
   const visitors = x.map((at) => counts.get(at) ?? 0);
   // An incident that resolved at once still has the bucket it started in.
   const duringEnd = Math.max(span.end, span.start + 1);
-  const during = x.reduce(
-    (sum, at, i) => (at + stepMs > span.start && at < duringEnd ? sum + visitors[i]! : sum),
-    0,
-  );
+  const during =
+    visitorsOfVisits(db, site, span.start, duringEnd, span.now) ??
+    x.reduce((sum, at, i) => (at + stepMs > span.start && at < duringEnd ? sum + visitors[i]! : sum), 0);
   return { site, x, stepMs, visitors, during };
 }

@@ -52,9 +52,13 @@ export function latestSession(db: DatabaseSync, site: string, visitor: string): 
   return session ?? null;
 }
 
-/** Whether `session` is still going at `ts` (an event within 30 idle minutes). */
-export function continues(session: Session | null, ts: number): session is Session {
-  return session !== null && ts - session.lastAt <= SESSION_IDLE_MS;
+/**
+ * Whether `session` is still going at `ts` (an event within 30 idle minutes). An engagement report
+ * passes its `engagedMs`: the tracker sends it only when the page is hidden or the path changes, so
+ * the visitor was on the page since `ts - engagedMs`, and a long read keeps its visit.
+ */
+export function continues(session: Session | null, ts: number, engagedMs = 0): session is Session {
+  return session !== null && ts - engagedMs - session.lastAt <= SESSION_IDLE_MS;
 }
 
 const sourceRow = mapper({

@@ -40,9 +40,9 @@ const viewRow = mapper({ ts: int, vitals: nullable(json<Buckets>()) });
 
 /**
  * Counts a Web Vitals report of a page in the histograms of every page (`''`) and of the page (its
- * Core Web Vitals, retention.ts). The tracker reports a view's vitals as they stand each time the
- * page is hidden, so a later report of the same view replaces the earlier one: its buckets are taken
- * back and the new ones added, at the time of the view. A report whose view is not found (its view
+ * Core Web Vitals, retention.ts). The tracker reports a view's vitals once per page load; should a
+ * second report of the same view arrive (an older tracker, a resend), it replaces the earlier one:
+ * its buckets are taken back and the new ones added, at the time of the view. A report whose view is not found (its view
  * came under yesterday's visitor id) is counted at its own time.
  */
 export function countVitals(

@@ -188,6 +188,9 @@ describe('the script in Chromium', () => {
     const { context, page } = await visitor();
     await page.goto(`${shop.url}/`);
     await waitForEvents('vitals.example', 'a view', (events) => views(events).length === 1);
+    // A shift counts only once the content was on screen: wait for the first paint (a loaded machine
+    // can run the page's script before it).
+    await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0);
     await page.evaluate(
       () =>
         new Promise((resolve) => {

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR, MINUTE } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { all, int, mapper, one, text } from '../store/rows.ts';
@@ -154,9 +154,13 @@ export async function pruneAnalytics(
   }
 }
 
+/** The first pass runs this long after start: a restarted server deletes due salts without waiting an hour. */
+export const FIRST_PASS_DELAY_MS = MINUTE;
+
 /**
- * Every hour on one clock timer: `pruneAnalytics`, then the visitor-id salts older than 48 hours
- * (`visitors.prune`).
+ * A minute after start, then every hour, on one clock timer: the visitor-id salts older than 48 hours
+ * (`visitors.prune`), then `pruneAnalytics`. Salts go first and on their own: while a salt is kept, a
+ * day's visitor ids can be recomputed from addresses, so a failing row pruning must not keep them.
  */
 export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
   let timer: TimerHandle | null = null;
@@ -165,21 +169,27 @@ export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
   let prunedBefore = 0;
   const prune = async () => {
     const now = deps.clock.now();
-    await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
-    prunedBefore = now - RAW_RETENTION_MS;
-    await visitors.prune(now);
+    try {
+      await visitors.prune(now);
+    } catch (error) {
+      deps.log.warn('analytics salts not pruned', { error: String(error) });
+    }
+    try {
+      await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
+      prunedBefore = now - RAW_RETENTION_MS;
+    } catch (error) {
+      deps.log.warn('analytics data not pruned', { error: String(error) });
+    }
   };
-  const plan = () => {
+  const plan = (delayMs: number) => {
     timer = deps.clock.setTimeout(() => {
-      pass = prune()
-        .catch((error: unknown) => deps.log.warn('analytics data not pruned', { error: String(error) }))
-        .finally(() => {
-          if (timer !== null) plan();
-        });
-    }, HOUR);
+      pass = prune().finally(() => {
+        if (timer !== null) plan(HOUR);
+      });
+    }, delayMs);
   };
   return {
-    start: plan,
+    start: () => plan(FIRST_PASS_DELAY_MS),
     stop() {
       if (timer) deps.clock.clearTimeout(timer);
       timer = null;

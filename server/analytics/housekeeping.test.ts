@@ -44,7 +44,7 @@ function tally(s: TestServer) {
   };
 }
 
-test('raw data, hourly rollups and single pages’ vitals past RAW_RETENTION_MS are deleted; daily rollups and error groups stay', async (t) => {
+test('raw data, hourly rollups and single pages’ vitals past RAW_RETENTION_MS are deleted; daily rollups and error groups seen since stay', async (t) => {
   const s = await server(t);
   const old = NOW - RAW_RETENTION_MS - 2 * DAY;
   const recent = NOW - DAY;
@@ -71,6 +71,30 @@ test('raw data, hourly rollups and single pages’ vitals past RAW_RETENTION_MS 
     { at: recent - (recent % HOUR) },
   ]);
   assert.deepEqual(rows(s, 'SELECT visitor FROM analytics_sessions'), [{ visitor: 'recent' }]);
+});
+
+test('error groups not seen for RAW_RETENTION_MS are deleted with their counts; groups seen since stay', async (t) => {
+  const s = await server(t);
+  const old = NOW - RAW_RETENTION_MS - 2 * DAY;
+  await store(s, [
+    jsError({ ts: old, visitor: 'a', message: 'gone for good' }),
+    jsError({ ts: old, visitor: 'a', message: 'still here' }),
+    jsError({ ts: NOW - DAY, visitor: 'b', message: 'still here' }),
+    jsError({ ts: old, visitor: 'a', message: 'gone too', site: 'blog.example' }),
+  ]);
+  await pruneAnalytics(s.deps, { now: NOW });
+  assert.deepEqual(rows(s, 'SELECT site, message FROM js_error_groups'), [
+    { site: 'shop.example', message: 'still here' },
+  ]);
+  // The kept group's days, old and recent; no count of a deleted group is left behind.
+  assert.deepEqual(
+    rows(
+      s,
+      "SELECT c.at FROM js_error_counts c JOIN js_error_groups g ON g.id = c.group_id WHERE c.res = 'd'",
+    ),
+    [{ at: old - (old % DAY) }, { at: NOW - DAY - ((NOW - DAY) % DAY) }],
+  );
+  assert.equal(count(s, 'js_error_counts'), 3);
 });
 
 test('what reads may count on: hours from hourlyKeptFrom, single pages’ days from pageVitalsKeptFrom', async (t) => {

@@ -51,10 +51,35 @@ function pruneVisits(db: DatabaseSync, cutoff: number, limit: number): number {
   return deleted;
 }
 
-/** The sites a rollup table has rows of: one seek per site along its primary key, which starts with the site. */
+const groupRow = mapper({ id: int });
+
+/**
+ * Deletes the error groups of `site` not seen since before `cutoff`, with their counts (only daily
+ * ones are left by then), until about `limit` rows are deleted. Returns the rows deleted.
+ */
+function pruneErrorGroups(db: DatabaseSync, site: string, cutoff: number, limit: number): number {
+  const groups = all(
+    db,
+    'SELECT id FROM js_error_groups WHERE site = ? AND last_seen < ? LIMIT ?',
+    groupRow,
+    site,
+    cutoff,
+    limit,
+  );
+  const counts = statement(db, 'DELETE FROM js_error_counts WHERE group_id = ?');
+  const group = statement(db, 'DELETE FROM js_error_groups WHERE id = ?');
+  let deleted = 0;
+  for (const { id } of groups) {
+    deleted += Number(counts.run(id).changes) + Number(group.run(id).changes);
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
+
+/** The sites a table has rows of: one seek per site along an index that starts with the site. */
 function sitesIn(
   db: DatabaseSync,
-  table: 'analytics_totals' | 'analytics_dims' | 'analytics_vitals',
+  table: 'analytics_totals' | 'analytics_dims' | 'analytics_vitals' | 'js_error_groups',
 ): string[] {
   const sites: string[] = [];
   const sql = `SELECT site FROM ${table} WHERE site > ? ORDER BY site LIMIT 1`;
@@ -77,6 +102,9 @@ function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
       cutoff,
     ),
   ];
+  for (const site of sitesIn(db, 'js_error_groups')) {
+    parts.push((db, limit) => pruneErrorGroups(db, site, cutoff, limit));
+  }
   for (const site of sitesIn(db, 'analytics_totals')) {
     parts.push(
       deleting(
@@ -120,7 +148,7 @@ function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
 
 /**
  * Deletes analytics data past RAW_RETENTION_MS (retention.ts) at `now`: raw sessions and page views,
- * hourly rollups, single pages' Web Vitals days. The pass runs in writer jobs of at most `chunkRows`
+ * hourly rollups, single pages' Web Vitals days, error groups not seen since. The pass runs in writer jobs of at most `chunkRows`
  * rows and `PRUNE_CHUNK_MS`, yielding to the event loop between them. Resolves with the rows deleted
  * and the jobs it took.
  */

@@ -5,6 +5,7 @@ import type { LiveKey } from '../../protocol/live.ts';
 import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
 import { FakeClock } from '../clock.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
+import { MAX_NEW_ERROR_GROUPS_PER_DAY } from './error-groups.ts';
 import { engage, jsError, rows, store, view } from './storage-testkit.ts';
 import type { TrackerItem } from './types.ts';
 import { vitalBucket } from './vitals.ts';
@@ -351,6 +352,27 @@ test('errors group by fingerprint with counts per hour and day, keeping the firs
     ],
   );
   assert.equal(groups[1]!.count, 1);
+});
+
+test('a site gets at most MAX_NEW_ERROR_GROUPS_PER_DAY new error groups a day; known groups still count', async (t) => {
+  const s = await server(t);
+  // Messages the fingerprint keeps apart (letters only: numbers are left out of it).
+  const word = (i: number) => i.toString(26).replace(/[0-9]/g, (d) => 'qrstuvwxyz'[Number(d)]!);
+  const made = (from: number, n: number, ts: number) =>
+    Array.from({ length: n }, (_, i) => jsError({ ts, message: `no ${word(from + i)} here` }));
+  await store(s, made(0, MAX_NEW_ERROR_GROUPS_PER_DAY - 1, T));
+  // One more fits; in the next batch, a new one is dropped and a known one counts.
+  await store(s, made(MAX_NEW_ERROR_GROUPS_PER_DAY - 1, 2, T + MINUTE));
+  await store(s, [...made(5_000, 1, T + 2 * MINUTE), ...made(0, 1, T + 2 * MINUTE)]);
+  const groupCount = () => Number(rows(s, 'SELECT count(*) AS n FROM js_error_groups')[0]!.n);
+  assert.equal(groupCount(), MAX_NEW_ERROR_GROUPS_PER_DAY);
+  assert.deepEqual(
+    rows(s, 'SELECT count, last_seen FROM js_error_groups WHERE message = ?', `no ${word(0)} here`),
+    [{ count: 2, last_seen: T + 2 * MINUTE }],
+  );
+  // The next UTC day has room again.
+  await store(s, made(5_000, 1, DAY_5 + DAY));
+  assert.equal(groupCount(), MAX_NEW_ERROR_GROUPS_PER_DAY + 1);
 });
 
 test('a batch stores the same rows as its events one job each', async (t) => {

@@ -15,6 +15,14 @@ export type Sender = {
 const orNull = <T>(value: T | undefined | ''): T | null =>
   value === undefined || value === '' ? null : value;
 
+/**
+ * A script's address without query or fragment, as page paths are kept: tokens and session ids ride
+ * there. Null when nothing is left.
+ */
+export function scriptAddress(script: string | undefined): string | null {
+  return orNull(script?.replace(/[?#].*$/s, ''));
+}
+
 /** A checked tracker event and who sent it, as storage takes it (`TrackerItem`). */
 export function trackerItem(event: TrackerEvent, page: URL, sender: Sender): TrackerItem {
   const { site, ts, visitor, traits, country } = sender;
@@ -43,7 +51,7 @@ export function trackerItem(event: TrackerEvent, page: URL, sender: Sender): Tra
           kind: 'error',
           type: event.n?.trim() || 'Error',
           message: event.m,
-          script: orNull(event.s),
+          script: scriptAddress(event.s),
           line: orNull(event.l),
           column: orNull(event.c),
           stack: orNull(event.st),

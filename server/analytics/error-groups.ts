@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { int, scalar } from '../store/rows.ts';
+import { DAY } from '../checks/rollups.ts';
+import { int, mapper, one, scalar } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { errorFingerprint } from './fingerprint.ts';
 import { dayOf, hourOf } from './rollups.ts';
@@ -9,6 +10,29 @@ import { dayOf, hourOf } from './rollups.ts';
  * and UTC day (`js_error_counts`). A batch's errors are added up by group first; a group keeps the
  * message, script, line and column of its first occurrence.
  */
+
+/**
+ * New groups a site may get per UTC day. Messages that vary in ways the fingerprint does not foresee
+ * (or a hostile page posting made-up errors) would otherwise add groups without bound; beyond it, an
+ * error of a group not yet known is dropped, and those of known groups still count.
+ */
+export const MAX_NEW_ERROR_GROUPS_PER_DAY = 1_000;
+
+const idRow = mapper({ id: int });
+
+/** The groups of `site` first seen on the UTC day `day` (along the index by last seen: they were seen since). */
+function groupsNewOn(db: DatabaseSync, site: string, day: number): number {
+  return scalar(
+    db,
+    `SELECT count(*) FROM js_error_groups
+     WHERE site = ? AND last_seen >= ? AND first_seen >= ? AND first_seen < ?`,
+    int,
+    site,
+    day,
+    day,
+    day + DAY,
+  );
+}
 
 export type ErrorOccurrence = {
   site: string;
@@ -57,8 +81,24 @@ export class BatchErrors {
 
   write(db: DatabaseSync): void {
     const countStmt = statement(db, upsertCount);
+    /** New groups of a site and day so far, by `site\0day`. */
+    const newGroups = new Map<string, number>();
     for (const [key, { first, lastSeen, count, hours }] of this.groups) {
       const fingerprint = key.slice(key.indexOf('\0') + 1);
+      const known = one(
+        db,
+        'SELECT id FROM js_error_groups WHERE site = ? AND fingerprint = ?',
+        idRow,
+        first.site,
+        fingerprint,
+      );
+      if (!known) {
+        const day = dayOf(first.ts);
+        const siteDay = `${first.site}\0${day}`;
+        const made = newGroups.get(siteDay) ?? groupsNewOn(db, first.site, day);
+        if (made >= MAX_NEW_ERROR_GROUPS_PER_DAY) continue;
+        newGroups.set(siteDay, made + 1);
+      }
       const id = scalar(
         db,
         upsertGroup,

@@ -27,7 +27,8 @@ export type AnalyticsOptions = {
 
 /**
  * Web analytics and JavaScript errors (docs/analytics.md): the tracking script, `POST /e`, the
- * analytics reads, `POST /api/v1/sites`, and the hourly pruning of raw data and salts.
+ * analytics reads, `POST /api/v1/sites`, and the pruning of salts and raw data (a minute after start,
+ * then hourly).
  */
 export function createAnalytics(deps: Deps, engine: CheckEngine, options: AnalyticsOptions = {}) {
   const sites = createSites(deps);

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR, MINUTE } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { all, int, mapper, one, text } from '../store/rows.ts';
@@ -51,10 +51,35 @@ function pruneVisits(db: DatabaseSync, cutoff: number, limit: number): number {
   return deleted;
 }
 
-/** The sites a rollup table has rows of: one seek per site along its primary key, which starts with the site. */
+const groupRow = mapper({ id: int });
+
+/**
+ * Deletes the error groups of `site` not seen since before `cutoff`, with their counts (only daily
+ * ones are left by then), until about `limit` rows are deleted. Returns the rows deleted.
+ */
+function pruneErrorGroups(db: DatabaseSync, site: string, cutoff: number, limit: number): number {
+  const groups = all(
+    db,
+    'SELECT id FROM js_error_groups WHERE site = ? AND last_seen < ? LIMIT ?',
+    groupRow,
+    site,
+    cutoff,
+    limit,
+  );
+  const counts = statement(db, 'DELETE FROM js_error_counts WHERE group_id = ?');
+  const group = statement(db, 'DELETE FROM js_error_groups WHERE id = ?');
+  let deleted = 0;
+  for (const { id } of groups) {
+    deleted += Number(counts.run(id).changes) + Number(group.run(id).changes);
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
+
+/** The sites a table has rows of: one seek per site along an index that starts with the site. */
 function sitesIn(
   db: DatabaseSync,
-  table: 'analytics_totals' | 'analytics_dims' | 'analytics_vitals',
+  table: 'analytics_totals' | 'analytics_dims' | 'analytics_vitals' | 'js_error_groups',
 ): string[] {
   const sites: string[] = [];
   const sql = `SELECT site FROM ${table} WHERE site > ? ORDER BY site LIMIT 1`;
@@ -77,6 +102,9 @@ function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
       cutoff,
     ),
   ];
+  for (const site of sitesIn(db, 'js_error_groups')) {
+    parts.push((db, limit) => pruneErrorGroups(db, site, cutoff, limit));
+  }
   for (const site of sitesIn(db, 'analytics_totals')) {
     parts.push(
       deleting(
@@ -120,7 +148,7 @@ function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
 
 /**
  * Deletes analytics data past RAW_RETENTION_MS (retention.ts) at `now`: raw sessions and page views,
- * hourly rollups, single pages' Web Vitals days. The pass runs in writer jobs of at most `chunkRows`
+ * hourly rollups, single pages' Web Vitals days, error groups not seen since. The pass runs in writer jobs of at most `chunkRows`
  * rows and `PRUNE_CHUNK_MS`, yielding to the event loop between them. Resolves with the rows deleted
  * and the jobs it took.
  */
@@ -154,9 +182,13 @@ export async function pruneAnalytics(
   }
 }
 
+/** The first pass runs this long after start: a restarted server deletes due salts without waiting an hour. */
+export const FIRST_PASS_DELAY_MS = MINUTE;
+
 /**
- * Every hour on one clock timer: `pruneAnalytics`, then the visitor-id salts older than 48 hours
- * (`visitors.prune`).
+ * A minute after start, then every hour, on one clock timer: the visitor-id salts older than 48 hours
+ * (`visitors.prune`), then `pruneAnalytics`. Salts go first and on their own: while a salt is kept, a
+ * day's visitor ids can be recomputed from addresses, so a failing row pruning must not keep them.
  */
 export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
   let timer: TimerHandle | null = null;
@@ -165,21 +197,27 @@ export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
   let prunedBefore = 0;
   const prune = async () => {
     const now = deps.clock.now();
-    await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
-    prunedBefore = now - RAW_RETENTION_MS;
-    await visitors.prune(now);
+    try {
+      await visitors.prune(now);
+    } catch (error) {
+      deps.log.warn('analytics salts not pruned', { error: String(error) });
+    }
+    try {
+      await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
+      prunedBefore = now - RAW_RETENTION_MS;
+    } catch (error) {
+      deps.log.warn('analytics data not pruned', { error: String(error) });
+    }
   };
-  const plan = () => {
+  const plan = (delayMs: number) => {
     timer = deps.clock.setTimeout(() => {
-      pass = prune()
-        .catch((error: unknown) => deps.log.warn('analytics data not pruned', { error: String(error) }))
-        .finally(() => {
-          if (timer !== null) plan();
-        });
-    }, HOUR);
+      pass = prune().finally(() => {
+        if (timer !== null) plan(HOUR);
+      });
+    }, delayMs);
   };
   return {
-    start: plan,
+    start: () => plan(FIRST_PASS_DELAY_MS),
     stop() {
       if (timer) deps.clock.clearTimeout(timer);
       timer = null;

@@ -10,7 +10,9 @@ import { DAY, HOUR } from '../checks/rollups.ts';
  *   (PAGE_VITALS), day rows only, for RAW_RETENTION_MS. A histogram per page, metric and bucket is
  *   most of the writer's work for a tracker event: by the hour, for good or for all five metrics it
  *   would be too much. Web Vitals of every page (`page = ''`) have hour and day rows like the others;
- * - daily rollups (`res = 'd'` rows) and error groups (`js_error_groups`): for good.
+ * - error groups (`js_error_groups`) with their daily counts: until not seen for RAW_RETENTION_MS, so
+ *   that made-up messages cannot add groups for good (error-groups.ts also caps new groups a day);
+ * - daily rollups (`res = 'd'` rows of the others): for good.
  *
  * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
  * beyond, reads have days only. Housekeeping deletes hourly, so rows slightly older may linger.

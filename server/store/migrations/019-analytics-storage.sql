@@ -31,9 +31,9 @@ DROP TABLE analytics_sessions;
 ALTER TABLE analytics_sessions_new RENAME TO analytics_sessions;
 CREATE INDEX analytics_sessions_by_start ON analytics_sessions (started_at);
 
--- A page view. `vitals`: the Web Vitals the view last reported (JSON, metric → histogram bucket of
--- server/analytics/vitals.ts): the tracker reports them each time the page is hidden, and only the last
--- report of a view counts. Two views of one page by one visitor in the same millisecond are one. No
+-- A page view. `vitals`: the Web Vitals reported for the view (JSON, metric → histogram bucket of
+-- server/analytics/vitals.ts): the tracker sends them once per page load, with its first engagement
+-- event; should a second report reach the same view, it replaces the first. Two views of one page by one visitor in the same millisecond are one. No
 -- index by time: a visitor's views go with their visits (server/analytics/housekeeping.ts).
 CREATE TABLE analytics_views_new (
   site TEXT NOT NULL,

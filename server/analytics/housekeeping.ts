@@ -2,25 +2,11 @@ import type { DatabaseSync } from 'node:sqlite';
 import { HOUR, MINUTE } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
 import { all, int, mapper, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
 import type { VisitorIds } from './visitors.ts';
-
-/**
- * One pruning job deletes at most this many rows and stops after this long, so that it holds the
- * writer (and the event loop) for milliseconds; the pass goes on in the next job until done.
- */
-export const PRUNE_CHUNK_ROWS = 5_000;
-const PRUNE_CHUNK_MS = 20;
-
-/** A piece of pruning: deletes at most `limit` rows, returns how many it deleted. */
-type Part = (db: DatabaseSync, limit: number) => number;
-
-const deleting =
-  (sql: string, ...params: (string | number)[]): Part =>
-  (db, limit) =>
-    Number(statement(db, sql).run(...params, limit).changes);
 
 const siteRow = mapper({ site: text });
 const visitRow = mapper({ site: text, visitor: text, startedAt: int });
@@ -93,8 +79,8 @@ function sitesIn(
  * `pagesFrom` on: days before it were pruned by an earlier pass, and the days of every page kept
  * for good would otherwise be read again at each pass.
  */
-function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): Part[] {
-  const parts: Part[] = [
+function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): PrunePart[] {
+  const parts: PrunePart[] = [
     (db, limit) => pruneVisits(db, cutoff, limit),
     deleting(
       `DELETE FROM js_error_counts WHERE (group_id, res, at) IN
@@ -158,28 +144,7 @@ export async function pruneAnalytics(
 ): Promise<{ deleted: number; jobs: number }> {
   const cutoff = options.now - RAW_RETENTION_MS;
   const chunkRows = options.chunkRows ?? PRUNE_CHUNK_ROWS;
-  let parts: Part[] | null = null;
-  let next = 0;
-  let deleted = 0;
-  let jobs = 0;
-  for (;;) {
-    const done = await deps.store.writer.run((db) => {
-      parts ??= partsOf(db, cutoff, options.pagesFrom ?? 0);
-      const started = performance.now();
-      let left = chunkRows;
-      while (next < parts.length && left > 0 && performance.now() - started < PRUNE_CHUNK_MS) {
-        const n = parts[next]!(db, left);
-        left -= n;
-        deleted += n;
-        // A part that deleted fewer rows than it could has nothing left.
-        if (left > 0) next++;
-      }
-      return next >= parts.length;
-    });
-    jobs++;
-    if (done) return { deleted, jobs };
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  return pruneInChunks(deps.store.writer, (db) => partsOf(db, cutoff, options.pagesFrom ?? 0), chunkRows);
 }
 
 /** The first pass runs this long after start: a restarted server deletes due salts without waiting an hour. */

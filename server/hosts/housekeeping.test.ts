@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PRUNE_CHUNK_ROWS } from '../store/pruning.ts';
 import type { WriteFn } from '../store/writer.ts';
-import { PRUNE_CHUNK_ROWS, pruneHosts } from './housekeeping.ts';
+import { pruneHosts } from './housekeeping.ts';
 import { addHostSample, HOST_METRICS, type HostMetrics } from './rollups.ts';
 import { hostServer, T0 } from './testkit.ts';
 

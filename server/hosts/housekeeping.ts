@@ -2,8 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import { resolutions } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
 import { all, mapper, text } from '../store/rows.ts';
-import { statement } from '../store/statements.ts';
 import { AGENT_LOG_KEEP_MS, AGENT_LOG_MAX_LINES } from './logs.ts';
 
 const HOUR_MS = 3_600_000;
@@ -12,26 +12,11 @@ export const HOST_EVENT_KEEP_MS = 400 * 86_400_000;
 /** A container or unit gone this long is forgotten (its rollups age out with their resolution). */
 export const GONE_ITEM_KEEP_MS = 86_400_000;
 
-/**
- * One pruning job deletes at most this many rows and stops after this long, so that it holds the
- * writer (and the event loop) for milliseconds; the pass goes on in the next job until done.
- */
-export const PRUNE_CHUNK_ROWS = 5_000;
-const PRUNE_CHUNK_MS = 20;
-
-/** A piece of pruning: deletes at most `limit` rows, returns how many it deleted. */
-type Part = (db: DatabaseSync, limit: number) => number;
-
-const deleting =
-  (sql: string, ...params: (string | number)[]): Part =>
-  (db, limit) =>
-    Number(statement(db, sql).run(...params, limit).changes);
-
 const nameRow = mapper({ name: text });
 
 /** Everything a pass deletes, in parts, each bounded by its `limit`. */
-function partsOf(db: DatabaseSync, now: number): Part[] {
-  const parts: Part[] = [];
+function partsOf(db: DatabaseSync, now: number): PrunePart[] {
+  const parts: PrunePart[] = [];
   for (const { res, keepMs } of resolutions) {
     parts.push(
       deleting(
@@ -87,28 +72,7 @@ export async function pruneHosts(
   chunkRows = PRUNE_CHUNK_ROWS,
 ): Promise<{ deleted: number; jobs: number }> {
   const now = deps.clock.now();
-  let parts: Part[] | null = null;
-  let next = 0;
-  let deleted = 0;
-  let jobs = 0;
-  for (;;) {
-    const done = await deps.store.writer.run((db) => {
-      parts ??= partsOf(db, now);
-      const started = performance.now();
-      let left = chunkRows;
-      while (next < parts.length && left > 0 && performance.now() - started < PRUNE_CHUNK_MS) {
-        const n = parts[next]!(db, left);
-        left -= n;
-        deleted += n;
-        // A part that deleted fewer rows than it could has nothing left.
-        if (left > 0) next++;
-      }
-      return next >= parts.length;
-    });
-    jobs++;
-    if (done) return { deleted, jobs };
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  return pruneInChunks(deps.store.writer, (db) => partsOf(db, now), chunkRows);
 }
 
 /** Runs `pruneHosts` every hour on one clock timer. */

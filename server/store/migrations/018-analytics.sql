@@ -14,9 +14,13 @@ CREATE TABLE analytics_salts (
   salt BLOB NOT NULL
 ) STRICT;
 
--- Raw data, kept for RAW_RETENTION (docs/analytics.md). A visit (session) ends after 30 idle minutes.
+-- Raw data, kept for RAW_RETENTION (server/analytics/retention.ts), stored in visitor order (WITHOUT
+-- ROWID): every tracker event looks up its visitor's latest visit and page views, and one B-tree seek
+-- finds the whole row.
+
+-- A visit (session): a visitor's events within 30 idle minutes (server/analytics/sessions.ts). A visitor
+-- id lasts one UTC day, so a visitor's visits never overlap and the latest started is the latest.
 CREATE TABLE analytics_sessions (
-  id INTEGER PRIMARY KEY,
   site TEXT NOT NULL,
   -- keyed hash of site, address and user agent with the day's salt
   visitor TEXT NOT NULL,
@@ -32,20 +36,28 @@ CREATE TABLE analytics_sessions (
   country TEXT,
   device TEXT NOT NULL,
   browser TEXT NOT NULL,
-  os TEXT NOT NULL
-) STRICT;
-CREATE INDEX analytics_sessions_by_visitor ON analytics_sessions (site, visitor, last_at);
+  os TEXT NOT NULL,
+  PRIMARY KEY (site, visitor, started_at)
+) STRICT, WITHOUT ROWID;
+-- For pruning by age (server/analytics/housekeeping.ts).
 CREATE INDEX analytics_sessions_by_start ON analytics_sessions (started_at);
+-- A site's visits by start, for the visitors during an incident (server/analytics/series.ts). Visits
+-- are indexed once, when they start: `started_at` never changes.
+CREATE INDEX analytics_sessions_by_site_start ON analytics_sessions (site, started_at);
 
+-- A page view. `vitals`: the Web Vitals reported for the view (JSON, metric → histogram bucket of
+-- server/analytics/vitals.ts): the tracker sends them once per page load, with its first engagement
+-- event; should a second report reach the same view, it replaces the first. Two views of one page by
+-- one visitor in the same millisecond are one. No index by time: a visitor's views go with their
+-- visits (server/analytics/housekeeping.ts).
 CREATE TABLE analytics_views (
   site TEXT NOT NULL,
-  ts INTEGER NOT NULL,
-  session INTEGER NOT NULL,
   visitor TEXT NOT NULL,
-  page TEXT NOT NULL
-) STRICT;
-CREATE INDEX analytics_views_by_visitor ON analytics_views (site, visitor, page);
-CREATE INDEX analytics_views_by_time ON analytics_views (ts);
+  page TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  vitals TEXT,
+  PRIMARY KEY (site, visitor, page, ts)
+) STRICT, WITHOUT ROWID;
 
 -- Rollups: `res` is 'h' (hour buckets, kept for RAW_RETENTION) or 'd' (UTC days, kept for good);
 -- `at` is the bucket's first ms. Counts are added as events arrive, so reads never scan raw rows.
@@ -111,3 +123,5 @@ CREATE TABLE js_error_counts (
   n INTEGER NOT NULL,
   PRIMARY KEY (group_id, res, at)
 ) STRICT, WITHOUT ROWID;
+-- Hourly error counts are deleted with the other raw data (server/analytics/housekeeping.ts).
+CREATE INDEX js_error_counts_by_time ON js_error_counts (res, at);

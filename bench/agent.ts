@@ -4,14 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAgent } from '../agent/build.ts';
 import { startFakeHost } from '../agent/fixtures/fake-host.ts';
-import type { Principal } from '../server/auth/access.ts';
 import { AGENT_ENV, AGENT_NODE_FLAGS } from '../server/hosts/install.ts';
 import { newHostToken, putHostToken } from '../server/hosts/store.ts';
-import { silentLog } from '../server/log.ts';
-import { createServer } from '../server/start.ts';
 import { int, mapper, one } from '../server/store/rows.ts';
 import { tempDir } from '../server/testing.ts';
 import type { Benchmark } from './main.ts';
+import { readerServer } from './reader-server.ts';
 
 const DURATION_MS = Number(process.env.BENCH_AGENT_MS ?? 180_000);
 /** The Node that runs the agent: this one (the pinned Node 24), or e.g. /usr/bin/node to compare. */
@@ -115,13 +113,7 @@ export async function measureAgent(options: {
   const bundle = join(work.dir, 'mon-agent.mjs');
   await buildAgent(bundle);
   const host = await startFakeHost({ containers: 50, units: 200 });
-  const reader: Principal = { kind: 'token', tokenId: 'bench', scope: 'read', label: 'bench' };
-  const server = await createServer({
-    dataDir: join(work.dir, 'data'),
-    configPath: join(work.dir, 'mon.toml'),
-    env: {},
-    log: silentLog,
-    authenticate: async () => reader,
+  const server = await readerServer(join(work.dir, 'data'), {
     ...(options.sampleEveryMs ? { hosts: { sampleEveryMs } } : {}),
   });
   const { token, hash } = newHostToken();

@@ -1,13 +1,10 @@
-import { join } from 'node:path';
 import type { ContainerSample, UnitSample } from '../protocol/agent.ts';
-import type { Principal } from '../server/auth/access.ts';
 import { applyItems } from '../server/hosts/items.ts';
 import { membership } from '../server/hosts/membership.ts';
 import { newHostToken, putHostToken } from '../server/hosts/store.ts';
-import { silentLog } from '../server/log.ts';
-import { createServer } from '../server/start.ts';
 import { tempDir } from '../server/testing.ts';
 import type { Benchmark } from './main.ts';
+import { readerServer } from './reader-server.ts';
 
 const HOSTS = Number(process.env.BENCH_LIST_HOSTS ?? 2000);
 /** Containers and units of each host, half of each. */
@@ -23,14 +20,7 @@ export const benchmark: Benchmark = {
   name: 'hosts-list',
   async run() {
     const { dir, remove } = tempDir('mon-bench-');
-    const reader: Principal = { kind: 'token', tokenId: 'bench', scope: 'read', label: 'bench' };
-    const server = await createServer({
-      dataDir: dir,
-      configPath: join(dir, 'mon.toml'),
-      env: {},
-      log: silentLog,
-      authenticate: async () => reader,
-    });
+    const server = await readerServer(dir);
     const now = Date.now();
     const containers: ContainerSample[] = Array.from({ length: ITEMS / 2 }, (_, i) => ({
       id: i.toString(16).padStart(64, '0'),

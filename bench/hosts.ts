@@ -1,11 +1,9 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { Principal } from '../server/auth/access.ts';
 import { newHostToken, putHostToken } from '../server/hosts/store.ts';
-import { silentLog } from '../server/log.ts';
-import { createServer } from '../server/start.ts';
 import { tempDir } from '../server/testing.ts';
 import type { Benchmark } from './main.ts';
+import { readerServer } from './reader-server.ts';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 2000);
 const DURATION_MS = Number(process.env.BENCH_HOSTS_MS ?? 75_000);
@@ -31,14 +29,7 @@ export const benchmark: Benchmark = {
   name: 'hosts',
   async run() {
     const { dir, remove } = tempDir('mon-bench-');
-    const reader: Principal = { kind: 'token', tokenId: 'bench', scope: 'read', label: 'bench' };
-    const server = await createServer({
-      dataDir: dir,
-      configPath: join(dir, 'mon.toml'),
-      env: {},
-      log: silentLog,
-      authenticate: async () => reader,
-    });
+    const server = await readerServer(dir);
     const tokens: string[] = [];
     await server.deps.store.writer.run((db) => {
       for (let i = 0; i < AGENTS; i++) {

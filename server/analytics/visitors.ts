@@ -10,8 +10,11 @@ import { statement } from '../store/statements.ts';
  * 48 hours after its day began.
  */
 export type VisitorIds = {
-  /** The visitor id (hex) of this site, address and user agent at `now`. */
-  idOf(site: string, address: string, userAgent: string, now: number): Promise<string>;
+  /**
+   * The visitor id (hex) of this site, address and user agent at `now`: at once when the day's salt is
+   * known, else once it is stored (the day's first event).
+   */
+  idOf(site: string, address: string, userAgent: string, now: number): string | Promise<string>;
   /** Deletes salts of days that began more than 48 hours before `now` (a writer job). */
   prune(now: number): Promise<void>;
 };
@@ -26,6 +29,8 @@ export function createVisitorIds(deps: Deps): VisitorIds {
   // One promise per day: concurrent first calls of a day share one writer job, hence one salt. Kept
   // as a key object: an HMAC made from one costs a tenth of one made from the bytes.
   const salts = new Map<number, Promise<KeyObject>>();
+  /** The salts stored, by day: most events find theirs here and need no promise. */
+  const ready = new Map<number, KeyObject>();
 
   const saltOf = (day: number): Promise<KeyObject> => {
     let salt = salts.get(day);
@@ -41,30 +46,42 @@ export function createVisitorIds(deps: Deps): VisitorIds {
         );
       });
       salts.set(day, salt);
-      // Storage could not take it: the next event of the day tries again.
-      salt.catch(() => {
-        if (salts.get(day) === salt) salts.delete(day);
-      });
+      salt.then(
+        (key) => {
+          if (salts.get(day) === salt) ready.set(day, key);
+        },
+        // Storage could not take it: the next event of the day tries again.
+        () => {
+          if (salts.get(day) === salt) salts.delete(day);
+        },
+      );
     }
     return salt;
   };
 
   return {
-    async idOf(site, address, userAgent, now) {
-      const salt = await saltOf(Math.floor(now / DAY) * DAY);
-      // None of the three holds a line break (a header cannot), so the joined text is unambiguous.
-      return createHmac('sha256', salt)
-        .update(`${site}\n${address}\n${userAgent}`)
-        .digest()
-        .subarray(0, ID_BYTES)
-        .toString('hex');
+    idOf(site, address, userAgent, now) {
+      const day = Math.floor(now / DAY) * DAY;
+      const key = ready.get(day);
+      if (key) return visitorId(key, site, address, userAgent);
+      return saltOf(day).then((salt) => visitorId(salt, site, address, userAgent));
     },
     async prune(now) {
       const before = now - SALT_KEPT_MS;
       for (const day of salts.keys()) if (day < before) salts.delete(day);
+      for (const day of ready.keys()) if (day < before) ready.delete(day);
       await deps.store.writer.run((db) => {
         statement(db, 'DELETE FROM analytics_salts WHERE day < ?').run(before);
       });
     },
   };
+}
+
+function visitorId(salt: KeyObject, site: string, address: string, userAgent: string): string {
+  // None of the three holds a line break (a header cannot), so the joined text is unambiguous.
+  return createHmac('sha256', salt)
+    .update(`${site}\n${address}\n${userAgent}`)
+    .digest()
+    .subarray(0, ID_BYTES)
+    .toString('hex');
 }

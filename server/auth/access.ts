@@ -27,6 +27,12 @@ export type Access =
   | 'hmac'
   | 'site';
 
+/**
+ * Routes whose handler authenticates by its own means (an agent's token, a ping URL, a signature, a
+ * site's domain): mon's credentials are not even looked at, and the caller is nobody.
+ */
+export const ownAuthentication: ReadonlySet<Access> = new Set<Access>(['host', 'ping', 'hmac', 'site']);
+
 export { type Role, type TokenScope, tokenScopes } from '../../protocol/accounts.ts';
 
 export type User = { id: string; email: string; role: Role };

@@ -3,15 +3,13 @@ import type { Deps } from '../deps.ts';
 import { logSecurity, routeOf } from '../http/security-log.ts';
 import { forbidden, Problem } from '../problem.ts';
 import { exists, int, mapper, one } from '../store/rows.ts';
-import { type Access, type Authenticator, type Principal, refusal } from './access.ts';
+import { type Access, type Authenticator, ownAuthentication, type Principal, refusal } from './access.ts';
 import { oidcAdmits, oidcRole } from './oidc.ts';
 import { expectedOrigin, isWrite, originAllowed } from './origin.ts';
 import { proxyIdentity, proxyPrincipal } from './proxy.ts';
 import { findSession, sessionIdOf, touchSession } from './sessions.ts';
 import { findToken, touchToken } from './tokens.ts';
 
-/** Routes whose handler authenticates by its own means; mon credentials are not even looked at. */
-const ownAuth = new Set<Access>(['host', 'ping', 'hmac', 'site']);
 /** Routes that anyone may call: bad credentials there mean "nobody", not an error. */
 const open = new Set<Access>(['none', 'setup']);
 
@@ -27,7 +25,7 @@ const sessionTouchEveryMs = 5 * 60_000;
 export function createAuthenticator(deps: Deps): Authenticator {
   return async (request) => {
     const access = request.routeOptions.config.access ?? 'none';
-    if (ownAuth.has(access)) return null;
+    if (ownAuthentication.has(access)) return null;
     const strict = !open.has(access);
     try {
       const principal = await find(deps, request);

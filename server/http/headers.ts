@@ -60,24 +60,24 @@ export function inlineScriptsOf(html: string): string[] {
  * browser cache keeps account data.
  */
 export function addSecurityHeaders(app: FastifyInstance, policy: string): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     setSecurityHeaders(request, reply, policy);
-    return payload;
+    done(null, payload);
   });
 }
 
 /** mon's headers on one reply; what the route configured or set itself comes first. */
 export function setSecurityHeaders(request: FastifyRequest, reply: FastifyReply, policy: string): void {
   // Answers to URLs the router could not read have no route options.
-  const own = request.routeOptions?.config?.headers ?? {};
-  const defaults: Record<SecurityHeader, string | null> = {
-    ...everyAnswer,
-    'content-security-policy': policy,
-    'cache-control': privateAnswer(request, reply) ? 'no-store' : null,
+  const own = request.routeOptions?.config?.headers;
+  const set = (name: SecurityHeader, value: string | null) => {
+    const chosen = own && name in own ? own[name]! : value;
+    if (chosen !== null && chosen !== undefined && !reply.hasHeader(name)) reply.header(name, chosen);
   };
-  for (const [name, value] of Object.entries({ ...defaults, ...own })) {
-    if (value !== null && !reply.hasHeader(name)) reply.header(name, value);
-  }
+  set('x-content-type-options', everyAnswer['x-content-type-options']);
+  set('referrer-policy', everyAnswer['referrer-policy']);
+  set('content-security-policy', policy);
+  set('cache-control', privateAnswer(request, reply) ? 'no-store' : null);
 }
 
 function privateAnswer(request: FastifyRequest, reply: FastifyReply): boolean {

@@ -27,7 +27,7 @@ const CONNECTIONS = Number(process.env.BENCH_ANALYTICS_CONNECTIONS ?? 2000);
 const FLOOD_CONNECTIONS = Number(process.env.BENCH_ANALYTICS_FLOOD_CONNECTIONS ?? 4);
 /** `1`: the server runs with --cpu-prof; the top costs are printed and shown as a row. */
 const PROFILE = process.env.BENCH_ANALYTICS_PROFILE === '1';
-/** Node flags for the server after those of `npm start`, to measure others (e.g. `--no-optimize-for-size`). */
+/** Node flags for the server after those of `npm start`, to measure others (e.g. `--optimize-for-size`). */
 const SERVER_FLAGS = (process.env.BENCH_ANALYTICS_FLAGS ?? '').split(' ').filter(Boolean);
 const READ_EVERY_MS = 250;
 const DOMAIN = 'shop.example';

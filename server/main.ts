@@ -3,11 +3,10 @@ import { setupNotice } from './auth/setup-token.ts';
 import { createLog } from './log.ts';
 import { createServer, parseListen } from './start.ts';
 
-// `npm start` (and the Dockerfile) run this with --optimize-for-size: V8 then keeps its heap small
-// instead of letting short-lived garbage of check runs pile up between collections. Scheduler benchmark
-// (30,000 http checks every 10 s, `npm run bench -- scheduler`): peak RSS 446 to 522 MB (JS heap peak
-// 232 to 268 MB) without it, 171 to 178 MB (heap 64 to 72 MB) with it; CPU 51 to 63 % and 95 to 108 %
-// of one core, event loop 67 % and 77 % busy, runs on time either way (p99 lateness under 40 ms).
+// `npm start` (and the Dockerfile) run this with V8's young generation capped at 4 MB a half and the
+// old generation let grow by half its live size between full collections: less CPU than
+// --optimize-for-size, which compacts the heap again and again under load, and half the memory of V8's
+// defaults. Figures in docs/operating.md, "Memory".
 
 // The only file that reads process.env: everything else gets its settings passed in.
 const env = process.env;

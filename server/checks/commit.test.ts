@@ -224,6 +224,8 @@ test('a ping for a check deleted in the same transaction answers 404 and raises 
   const other = new DatabaseSync(join(server.dataDir, 'mon.db'));
   other.exec('BEGIN IMMEDIATE');
   const deleted = inject('DELETE', `/api/v1/checks/${id}`);
+  // The ping reaches the writer after the deletion (it has no session to look up): both wait on the lock.
+  while (server.deps.store.writer.depth === 0) await new Promise((r) => setImmediate(r));
   const ping = inject('GET', `${path}/fail`);
   await new Promise((r) => setTimeout(r, 50));
   other.exec('ROLLBACK');

@@ -60,7 +60,9 @@ export async function createTestServer(
     ...(options.config ? { config: options.config } : {}),
     ...(options.checks ? { checks: options.checks } : {}),
     // No group-commit window: a fake clock's advance lets the writer commit within its settling turns.
-    store: { windowMs: 0, ...options.store },
+    // Checkpoints stay with the writer: a thread for each test server would cost more than the
+    // little WAL a test writes (checkpoints.test.ts and the tests of real processes cover the thread).
+    store: { windowMs: 0, checkpointInBackground: false, ...options.store },
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),

@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { startCheckpoints, WRITER_CHECKPOINT_PAGES } from './checkpoints.ts';
 import { type IngestOptions, IngestQueue } from './ingest.ts';
 import { int, scalar } from './rows.ts';
 import { Writer, type WriterOptions } from './writer.ts';
@@ -32,6 +33,8 @@ export type Store = {
 };
 
 export type StoreOptions = WriterOptions & {
+  /** Checkpoints in a thread of their own (checkpoints.ts): the server's store; tests leave it off. */
+  checkpointInBackground?: boolean;
   /** Group-commit window of the ingest queues (default 20 ms; tests on a fake clock use 0). */
   windowMs?: number;
   /** Called once at opening with the data directory and database files other users may read. */
@@ -59,6 +62,13 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   );
   const writer = new Writer(write, options);
   let closed = false;
+  let checkpoints: { stop(): Promise<void> } | null = null;
+  if (options.checkpointInBackground) {
+    write.exec(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    checkpoints = startCheckpoints(file, () => {
+      if (!closed) write.exec('PRAGMA wal_autocheckpoint = 1000');
+    });
+  }
   return {
     read,
     writer,
@@ -81,6 +91,7 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
     async close() {
       if (closed) return;
       await writer.close();
+      await checkpoints?.stop();
       closed = true;
       read.close();
       write.exec('PRAGMA wal_checkpoint(TRUNCATE)');

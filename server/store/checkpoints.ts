@@ -12,8 +12,8 @@ export const WRITER_CHECKPOINT_PAGES = 16_384;
 /**
  * Checkpoints in a thread of their own. In WAL mode SQLite's writer copies the WAL back into the
  * database itself once the WAL passes 1,000 pages, inside a commit: random writes and a sync of the
- * database file on the event loop, about half the time of committing tracker events in batches of
- * 2,000 (docs/operating.md, "Storage"). Here a second connection does it, every 200 ms.
+ * database file on the event loop, about 45% of the time of committing tracker events in
+ * batches of 2,000 (docs/operating.md, "Storage"). Here a second connection does it, every 200 ms.
  */
 export function startCheckpoints(file: string, onStopped: () => void): { stop(): Promise<void> } {
   const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), {

@@ -181,7 +181,8 @@ test('pruning keeps blocks for good; an error group not seen for the raw retenti
   const dims = blockRows('analytics_dims');
   const vitals = blockRows('analytics_vitals');
   assert.ok(dims.length > 0 && vitals.length > 0);
-  assert.ok(rows(s, 'SELECT 1 FROM analytics_dim_blocks').length > 0);
+  const listBlocks = rows(s, 'SELECT * FROM analytics_dim_blocks');
+  assert.ok(listBlocks.length > 0);
   const groupsOf = () => [...new Set(blockRows('js_error_counts').map((r) => r.group_id))];
   assert.deepEqual(groupsOf(), [gone, kept]);
   assert.ok(now - (old + DAY) > RAW_RETENTION_MS);
@@ -189,5 +190,6 @@ test('pruning keeps blocks for good; an error group not seen for the raw retenti
   await pruneAnalytics(s.deps, { now });
   assert.deepEqual(blockRows('analytics_dims'), dims);
   assert.deepEqual(blockRows('analytics_vitals'), vitals);
+  assert.deepEqual(rows(s, 'SELECT * FROM analytics_dim_blocks'), listBlocks);
   assert.deepEqual(groupsOf(), [kept]);
 });

@@ -30,7 +30,7 @@ export const BLOCK_VALUES = MAX_LIST_LIMIT;
  * A UTC day's rollups are final this long after it ends: the events of a batch that straddles
  * midnight are written a moment after it.
  */
-export const DAY_OVER_AFTER_MS = HOUR;
+const DAY_OVER_AFTER_MS = HOUR;
 
 /** A writer job of the block pass writes blocks for about this long at most: one block at least. */
 const BLOCK_JOB_MS = 10;

@@ -39,3 +39,18 @@ export function spanPieces(db: DatabaseSync, site: string | null, span: ReadSpan
  */
 export const piecesParam = (pieces: readonly Piece[]): string =>
   JSON.stringify(pieces.map((p) => [p.res, p.at]));
+
+/**
+ * Pieces as runs of one `res`, `[[res, first at, last at], …]`, for a table keyed by something else
+ * first (error counts: by group), where a range of `at` is one seek and a scan of only its rows. The
+ * pieces of a read follow each other, so a run holds no other bucket of its `res`.
+ */
+export function runsParam(pieces: readonly Piece[]): string {
+  const runs: [Piece['res'], number, number][] = [];
+  for (const { res, at } of pieces) {
+    const last = runs.at(-1);
+    if (last?.[0] === res) last[2] = at;
+    else runs.push([res, at, at]);
+  }
+  return JSON.stringify(runs);
+}

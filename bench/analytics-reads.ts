@@ -1,12 +1,14 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AnalyticsList, AnalyticsListRead, AnalyticsRead, VitalName } from '../protocol/analytics.ts';
 import { vitalNames } from '../protocol/analytics.ts';
+import { writeDayBlocks } from '../server/analytics/block-writes.ts';
 import type { Principal } from '../server/auth/access.ts';
 import { DAY, HOUR } from '../server/checks/rollups.ts';
 import { FakeClock } from '../server/clock.ts';
 import { staticConfig } from '../server/config/service.ts';
 import { openStore } from '../server/store/db.ts';
 import { statement } from '../server/store/statements.ts';
+import type { Writer } from '../server/store/writer.ts';
 import { createTestServer, tempDir } from '../server/testing.ts';
 import type { Benchmark } from './main.ts';
 
@@ -38,9 +40,10 @@ const otherLists: [AnalyticsList, number][] = [
 /**
  * The analytics reads of a busy site: 5,000 distinct pages a day (600 an hour) and the other lists'
  * values for a year of daily rows and 35 days of hourly rows, Web Vitals histograms overall and for
- * 500 pages (60 days of daily ones), 300 error groups. Median and worst of 30 reads (10 of a year)
- * after a warm-up, through the HTTP layer, and the median CPU time of the process per read (the server
- * runs in it): on a shared machine the wall times include waiting for a core.
+ * 500 pages (60 days of daily ones), 300 error groups; then the blocks of days written by the first
+ * housekeeping pass (timed). Median and worst of 30 reads of each range after a warm-up, through the
+ * HTTP layer, and the median CPU time of the process per read (the server runs in it): on a shared
+ * machine the wall times include waiting for a core.
  */
 export const benchmark: Benchmark = {
   name: 'analytics-reads',
@@ -59,23 +62,55 @@ export const benchmark: Benchmark = {
       }),
       authenticate: async () => reader,
     });
-    const full = (b: unknown) => (b as AnalyticsRead).dimensions.pages.total === PAGES_PER_DAY;
-    // [label, url, reads, goal in ms or null, a check of the answer]
-    const reads: [string, string, number, number | null, (body: unknown) => boolean][] = [
+    // The blocks of days of the year, as the first housekeeping pass on this database writes them.
+    const writer = server.deps.store.writer;
+    let longestJob = 0;
+    const timed: Pick<Writer, 'run'> = {
+      run: (fn) =>
+        writer.run((db, tx) => {
+          const t0 = performance.now();
+          const value = fn(db, tx);
+          longestJob = Math.max(longestJob, performance.now() - t0);
+          return value;
+        }),
+    };
+    const started = performance.now();
+    const { jobs } = await writeDayBlocks(timed, { now: NOW });
+    const blocksMs = performance.now() - started;
+    const topTen = (b: unknown) => (b as AnalyticsRead).dimensions.pages.rows.length === 10;
+    const hundred = (b: unknown) => (b as AnalyticsListRead).rows.length === 100;
+    // Not aligned to hours, days or blocks.
+    const longest = `from=${NOW - 400 * DAY + 7 * HOUR + 123}&to=${NOW - 3 * HOUR}`;
+    // [label, url, reads, goal in ms, a check of the answer]
+    const reads: [string, string, number, number, (body: unknown) => boolean][] = [
       ['24h', '/api/v1/analytics?range=24h', READS, 100, (b) => (b as AnalyticsRead).totals.views > 0],
-      ['30d', '/api/v1/analytics?range=30d', READS, 100, full],
+      ['30d', '/api/v1/analytics?range=30d', READS, 100, topTen],
       [
         'pages list, 30d, search',
         '/api/v1/analytics/pages?range=30d&search=item-1&limit=100',
         READS,
         100,
-        (b) => (b as AnalyticsListRead).rows.length === 100,
+        hundred,
       ],
-      ['1y', '/api/v1/analytics?range=1y', 10, null, full],
+      ['1y', '/api/v1/analytics?range=1y', READS, 100, topTen],
+      [
+        'pages list, 1y, search',
+        '/api/v1/analytics/pages?range=1y&search=item-1&limit=100',
+        READS,
+        100,
+        hundred,
+      ],
+      ['400 days from/to', `/api/v1/analytics?${longest}`, READS, 100, topTen],
     ];
     try {
       const rows: Awaited<ReturnType<Benchmark['run']>> = [
         { name: 'analytics rollup rows seeded', value: seeded.toLocaleString('en'), goal: '', ok: null },
+        {
+          name: 'blocks of days written for the year (first housekeeping pass)',
+          value: `${(blocksMs / 1000).toFixed(1)} s in ${jobs} writer jobs, the longest ${longestJob.toFixed(1)} ms`,
+          goal: '',
+          ok: null,
+        },
       ];
       for (const [label, url, n, goal, check] of reads) {
         const times: number[] = [];
@@ -99,8 +134,8 @@ export const benchmark: Benchmark = {
         rows.push({
           name: `analytics read, ${label}, ${PAGES_PER_DAY.toLocaleString('en')} pages a day (median, CPU, worst of ${n})`,
           value: `${median(times)} ms, ${median(cpu)} ms, ${times.at(-1)!.toFixed(1)} ms`,
-          goal: goal === null ? '' : `worst < ${goal} ms`,
-          ok: goal === null ? null : times.at(-1)! < goal,
+          goal: `worst < ${goal} ms`,
+          ok: times.at(-1)! < goal,
         });
       }
       return rows;

@@ -116,7 +116,17 @@ export type SiteCreated = {
 export type AnalyticsRow = { value: string; visitors: number; views: number };
 
 /** A top list: its first rows and how many values match in all. */
-export type AnalyticsRows = { rows: AnalyticsRow[]; total: number };
+export type AnalyticsRows = {
+  rows: AnalyticsRow[];
+  total: number;
+  /**
+   * False when the range is too long to sum every value of every day and some of its periods kept
+   * only their first 1,000 values of the list (docs/analytics.md "How fast"): the rows' counts may
+   * then be short of the values' counts left out, and `total` counts the values read, which is at
+   * least as many as are shown but may be fewer than match.
+   */
+  exact: boolean;
+};
 
 /** Visitors, page views, visits (sessions), bounce percent and mean time of a visit in ms. */
 export type AnalyticsTotals = {

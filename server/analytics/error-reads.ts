@@ -2,6 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ErrorGroupRead } from '../../protocol/analytics.ts';
 import { HOUR } from '../checks/rollups.ts';
 import { all, int, mapper, nullable, one, text } from '../store/rows.ts';
+import type { Piece } from './blocks.ts';
+import { runsParam } from './pieces.ts';
 import type { ReadSpan } from './ranges.ts';
 
 /** Error groups in a read at most. */
@@ -23,11 +25,13 @@ const groupRow = mapper({
 
 /**
  * Groups with occurrences in the span: only groups last seen since its start are candidates (index
- * by site and last_seen), and each sums its counts of the span's buckets through the primary key.
+ * by site and last_seen), and each sums its counts of the read's pieces (pieces.ts), a range of the
+ * primary key per run of pieces.
  */
 const groupsSql = `
 SELECT g.id, g.type, g.message, g.script, g.line, g.col, sum(c.n) AS count, g.first_seen, g.last_seen
-FROM js_error_groups g JOIN js_error_counts c ON c.group_id = g.id AND c.res = ? AND c.at >= ? AND c.at <= ?
+FROM js_error_groups AS g CROSS JOIN json_each(?) AS p CROSS JOIN js_error_counts AS c
+  ON c.group_id = g.id AND c.res = p.value ->> 0 AND c.at >= p.value ->> 1 AND c.at <= p.value ->> 2
 WHERE g.site = ? AND g.last_seen >= ?
 GROUP BY g.id HAVING sum(c.n) > 0
 ORDER BY count DESC, g.last_seen DESC, g.id LIMIT ${MAX_ERROR_GROUPS}`;
@@ -55,18 +59,10 @@ export function readErrorGroups(
   db: DatabaseSync,
   site: { domain: string; service: string } | null,
   span: ReadSpan,
+  pieces: Piece[],
 ): ErrorGroupRead[] {
-  if (site === null || span.buckets.length === 0) return [];
-  const rows = all(
-    db,
-    groupsSql,
-    groupRow,
-    span.res,
-    span.buckets[0]!,
-    span.buckets.at(-1)!,
-    site.domain,
-    span.from,
-  );
+  if (site === null || pieces.length === 0) return [];
+  const rows = all(db, groupsSql, groupRow, runsParam(pieces), site.domain, span.from);
   return rows.map((g) => {
     const deploy = deployBefore(db, site.service, g.firstSeen);
     return {

@@ -3,12 +3,13 @@ import { HOUR, MINUTE } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
-import { all, int, mapper, one, text } from '../store/rows.ts';
+import { all, int, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { writeDayBlocks } from './block-writes.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
+import { sitesIn } from './site-rows.ts';
 import type { VisitorIds } from './visitors.ts';
 
-const siteRow = mapper({ site: text });
 const visitRow = mapper({ site: text, visitor: text, startedAt: int });
 
 /**
@@ -60,17 +61,6 @@ function pruneErrorGroups(db: DatabaseSync, site: string, cutoff: number, limit:
     if (deleted >= limit) break;
   }
   return deleted;
-}
-
-/** The sites a table has rows of: one seek per site along an index that starts with the site. */
-function sitesIn(
-  db: DatabaseSync,
-  table: 'analytics_totals' | 'analytics_dims' | 'analytics_vitals' | 'js_error_groups',
-): string[] {
-  const sites: string[] = [];
-  const sql = `SELECT site FROM ${table} WHERE site > ? ORDER BY site LIMIT 1`;
-  for (let row = one(db, sql, siteRow, ''); row; row = one(db, sql, siteRow, row.site)) sites.push(row.site);
-  return sites;
 }
 
 /**
@@ -152,8 +142,10 @@ export const FIRST_PASS_DELAY_MS = MINUTE;
 
 /**
  * A minute after start, then every hour, on one clock timer: the visitor-id salts older than 48 hours
- * (`visitors.prune`), then `pruneAnalytics`. Salts go first and on their own: while a salt is kept, a
- * day's visitor ids can be recomputed from addresses, so a failing row pruning must not keep them.
+ * (`visitors.prune`), then `pruneAnalytics`, then the blocks of the days over since the last pass
+ * (`writeDayBlocks`: on a database from before blocks, all of them, oldest first). Salts go first and
+ * on their own: while a salt is kept, a day's visitor ids can be recomputed from addresses, so a
+ * failing row pruning must not keep them.
  */
 export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
   let timer: TimerHandle | null = null;
@@ -172,6 +164,11 @@ export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
       prunedBefore = now - RAW_RETENTION_MS;
     } catch (error) {
       deps.log.warn('analytics data not pruned', { error: String(error) });
+    }
+    try {
+      await writeDayBlocks(deps.store.writer, { now, stopped: () => timer === null });
+    } catch (error) {
+      deps.log.warn('analytics blocks of days not written', { error: String(error) });
     }
   };
   const plan = (delayMs: number) => {

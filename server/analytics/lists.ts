@@ -1,47 +1,91 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type AnalyticsList, type AnalyticsRows, analyticsLists } from '../../protocol/analytics.ts';
 import { all, int, mapper, text } from '../store/rows.ts';
-import type { ReadSpan } from './ranges.ts';
+import { daysOf, isBlock, type Piece } from './blocks.ts';
+import { piecesParam } from './pieces.ts';
 
 /** Rows of each list in the overview; `GET /analytics/{list}` takes `limit` 1 to 1000 (default 100). */
 export const OVERVIEW_ROWS = 10;
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;
 
+/**
+ * Day rows a list read takes at most in place of the blocks that left values out (block-writes.ts),
+ * so that it stays exact; beyond, it reads the blocks and says it is not exact.
+ */
+export const EXACT_DAY_ROWS = 20_000;
+
+const partialRow = mapper({ res: text, at: int, dayRows: int });
+
+/** The blocks among `pieces` whose rows of `list` leave values out, and their day rows. */
+const partialSql = `
+SELECT b.res, b.at, b.day_rows FROM json_each(?) AS p CROSS JOIN analytics_dim_blocks AS b
+  ON b.site = ? AND b.res = p.value ->> 0 AND b.at = p.value ->> 1 AND b.list = ?
+WHERE NOT b.complete`;
+
+/**
+ * The pieces to read `list` from, and whether they make it exact: blocks that left values out are
+ * read as their days while those take at most EXACT_DAY_ROWS rows in all; otherwise they are read as
+ * they are, and the list is not exact.
+ */
+function listPieces(
+  db: DatabaseSync,
+  site: string,
+  pieces: Piece[],
+  list: AnalyticsList,
+): { pieces: Piece[]; exact: boolean } {
+  if (!pieces.some(isBlock)) return { pieces, exact: true };
+  const partial = all(db, partialSql, partialRow, piecesParam(pieces), site, list);
+  if (partial.length === 0) return { pieces, exact: true };
+  if (partial.reduce((rows, block) => rows + block.dayRows, 0) > EXACT_DAY_ROWS)
+    return { pieces, exact: false };
+  const expanded = new Set(partial.map((block) => `${block.res}\0${block.at}`));
+  return {
+    pieces: pieces.flatMap((piece) => (expanded.has(`${piece.res}\0${piece.at}`) ? daysOf(piece) : [piece])),
+    exact: true,
+  };
+}
+
 const listRow = mapper({ value: text, visitors: int, views: int, total: int });
 
 /**
- * The values of one list summed over the span's buckets, with how many match in all. The buckets are
- * looked up one by one (`at IN …`), so the primary key reads only this list's rows of those buckets;
- * campaign lists have rows only for visits that carried the parameter, so their views are those
- * visits' views. Pages rank by views, the other lists by visitors; ties by value. A search keeps the
- * values containing it in any case, in every script (`unicode_lower`, registered on the read
- * connection, store/db.ts), over the same rows.
+ * The values of one list summed over the pieces, with how many match in all. Each piece is looked up
+ * by the primary key, so only this list's rows of those pieces are read; campaign lists have rows
+ * only for visits that carried the parameter, so their views are those visits' views. Pages rank by
+ * views, the other lists by visitors; ties by value (as blocks keep their first values). A search
+ * keeps the values containing it in any case, in every script (`unicode_lower`, registered on the
+ * read connection, store/db.ts), over the same rows.
  */
 const listSql = (rankBy: 'views' | 'visitors', searched: boolean) => `
 SELECT value, visitors, views, count(*) OVER () AS total FROM (
-  SELECT value, sum(visitors) AS visitors, sum(views) AS views FROM analytics_dims
-  WHERE site = ? AND res = ? AND at IN (SELECT value FROM json_each(?)) AND list = ?
-    ${searched ? 'AND instr(unicode_lower(value), ?) > 0' : ''}
-  GROUP BY value)
+  SELECT d.value, sum(d.visitors) AS visitors, sum(d.views) AS views
+  FROM json_each(?) AS p CROSS JOIN analytics_dims AS d
+    ON d.site = ? AND d.res = p.value ->> 0 AND d.at = p.value ->> 1 AND d.list = ?
+  ${searched ? 'WHERE instr(unicode_lower(d.value), ?) > 0' : ''}
+  GROUP BY d.value)
 ORDER BY ${rankBy} DESC, value LIMIT ?`;
 const listSqls = {
   views: { all: listSql('views', false), searched: listSql('views', true) },
   visitors: { all: listSql('visitors', false), searched: listSql('visitors', true) },
 };
 
-/** The first `limit` values of `list` whose value contains `search`, and how many match. */
+/**
+ * The first `limit` values of `list` whose value contains `search`, and how many match, over the
+ * pieces of a read (pieces.ts). Not exact when blocks that left values out had to be read: the
+ * counts of the rows may then be short, and `total` counts the values read.
+ */
 export function readList(
   db: DatabaseSync,
   site: string | null,
-  span: ReadSpan,
+  pieces: Piece[],
   list: AnalyticsList,
   options: { search?: string; limit: number },
 ): AnalyticsRows {
-  if (site === null || span.buckets.length === 0) return { rows: [], total: 0 };
+  if (site === null || pieces.length === 0) return { rows: [], total: 0, exact: true };
+  const read = listPieces(db, site, pieces, list);
   const sqls = listSqls[list === 'pages' ? 'views' : 'visitors'];
   const search = options.search ?? '';
-  const where = [site, span.res, JSON.stringify(span.buckets), list] as const;
+  const where = [piecesParam(read.pieces), site, list] as const;
   const rows =
     search === ''
       ? all(db, sqls.all, listRow, ...where, options.limit)
@@ -49,6 +93,7 @@ export function readList(
   return {
     rows: rows.map(({ value, visitors, views }) => ({ value, visitors, views })),
     total: rows[0]?.total ?? 0,
+    exact: read.exact,
   };
 }
 
@@ -56,9 +101,9 @@ export function readList(
 export function readDimensions(
   db: DatabaseSync,
   site: string | null,
-  span: ReadSpan,
+  pieces: Piece[],
 ): Record<AnalyticsList, AnalyticsRows> {
   return Object.fromEntries(
-    analyticsLists.map((list) => [list, readList(db, site, span, list, { limit: OVERVIEW_ROWS })]),
+    analyticsLists.map((list) => [list, readList(db, site, pieces, list, { limit: OVERVIEW_ROWS })]),
   ) as Record<AnalyticsList, AnalyticsRows>;
 }

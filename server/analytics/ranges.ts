@@ -8,9 +8,10 @@ export type Resolution = 'h' | 'd';
 
 /**
  * The rollup buckets a read sums: the whole hours or UTC days the asked range touches, so every
- * point of the chart is one bucket and a read reads one row per bucket and value (DESIGN rule 4).
- * `from` is the first bucket's start; `to` the asked end, or the last bucket's end when it is
- * already past (the sums hold that bucket's whole data).
+ * point of the chart is one bucket and the series reads one row per bucket (DESIGN rule 4); lists,
+ * Web Vitals and error counts read the same hours, or the same days in blocks (pieces.ts). `from` is
+ * the first bucket's start; `to` the asked end, or the last bucket's end when it is already past (the
+ * sums hold that bucket's whole data).
  */
 export type ReadSpan = {
   res: Resolution;

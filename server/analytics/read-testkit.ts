@@ -14,8 +14,11 @@ import { vitalBucket } from './vitals.ts';
  * migration's comments say storage writes them (hour rows `res = 'h'`, UTC day rows `res = 'd'`).
  */
 
-/** A server that knows `shop.example` (service shop) and `blog.example` (service blog), on a fake clock, called with a read token. */
-export async function readServer(now: number, options: { sites?: boolean } = {}) {
+/**
+ * A server that knows `shop.example` (service shop) and `blog.example` (service blog), on a fake
+ * clock, called with a read token; on the data of `dataDir` when given.
+ */
+export async function readServer(now: number, options: { sites?: boolean; dataDir?: string } = {}) {
   const clock = new FakeClock(now);
   const reader: Principal = { kind: 'token', tokenId: 't1', scope: 'read', label: 'test' };
   const services =
@@ -29,6 +32,7 @@ export async function readServer(now: number, options: { sites?: boolean } = {})
     clock,
     config: staticConfig({ services }),
     authenticate: async () => reader,
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
   });
   const get = async (url: string) => {
     const res = await server.app.inject({ method: 'GET', url });

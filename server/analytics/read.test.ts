@@ -120,6 +120,7 @@ test('beyond raw retention a day is read from its daily rollups; single pages’
   assert.deepEqual(read.dimensions.pages, {
     rows: [{ value: '/pricing', visitors: 12, views: 30 }],
     total: 1,
+    exact: true,
   });
   assert.equal(read.vitals.pages, null);
   assert.deepEqual(read.omitted, ['vitals.pages']);
@@ -168,7 +169,7 @@ test('without any site the read answers empty, for the panel to offer adding one
   assert.deepEqual(read.totals, { visitors: 0, views: 0, visits: 0, bounce: null, time: null });
   assert.equal(read.series.x.length, 25);
   assert.ok(read.series.visitors.every((n) => n === 0));
-  assert.deepEqual(read.dimensions.referrers, { rows: [], total: 0 });
+  assert.deepEqual(read.dimensions.referrers, { rows: [], total: 0, exact: true });
   assert.deepEqual(read.vitals, {
     overall: { lcp: null, inp: null, cls: null, fcp: null, ttfb: null },
     pages: [],
@@ -176,7 +177,7 @@ test('without any site the read answers empty, for the panel to offer adding one
   assert.deepEqual(read.errors, []);
   assert.deepEqual(read.sharedAddress, { forwarded: null, proxy: null });
   const list = await get('/api/v1/analytics/pages');
-  assert.deepEqual(list.body, { list: 'pages', site: null, rows: [], total: 0 });
+  assert.deepEqual(list.body, { list: 'pages', site: null, rows: [], total: 0, exact: true });
 });
 
 test('ranges are parsed as the other reads parse them: 422 naming the field', async () => {

@@ -8,6 +8,7 @@ import type {
 import { notFound } from '../problem.ts';
 import { readErrorGroups } from './error-reads.ts';
 import { readDimensions, readList } from './lists.ts';
+import { spanPieces } from './pieces.ts';
 import { previousSpan, readSpan } from './ranges.ts';
 import { noTotals, readTotals, readTraffic } from './traffic.ts';
 import type { Sites } from './types.ts';
@@ -28,7 +29,8 @@ export function siteOf(sites: Sites, domain: string | undefined): Site | null {
 
 /**
  * `GET /api/v1/analytics`: traffic with the previous period, the top of each list, Web Vitals, error
- * groups and shared addresses of `site` over [from, to), from the rollups (ranges.ts).
+ * groups and shared addresses of `site` over [from, to), from the rollups: the series and totals by
+ * hour or day (ranges.ts), the rest from the same hours, or the days with blocks of days (pieces.ts).
  */
 export function readAnalytics(
   db: DatabaseSync,
@@ -43,11 +45,12 @@ export function readAnalytics(
   const { site, range, now } = input;
   const domain = site?.domain ?? null;
   const span = readSpan(range.from, range.to, now);
+  const pieces = spanPieces(db, domain, span);
   const previous = previousSpan(span, now);
   const { totals, series } = readTraffic(db, domain, span);
-  const dimensions = readDimensions(db, domain, span);
+  const dimensions = readDimensions(db, domain, pieces);
   const topPages = dimensions.pages.rows.map((row) => row.value);
-  const vitals = readVitals(db, domain, span, topPages, now);
+  const vitals = readVitals(db, domain, span, pieces, topPages, now);
   const omitted = [...(previous ? [] : ['previous']), ...(vitals.pages === null ? ['vitals.pages'] : [])];
   return {
     site: domain,
@@ -60,7 +63,7 @@ export function readAnalytics(
     series,
     dimensions,
     vitals,
-    errors: readErrorGroups(db, site, span),
+    errors: readErrorGroups(db, site, span, pieces),
     sharedAddress: input.sharedAddress,
     omitted,
   };
@@ -80,7 +83,7 @@ export function readAnalyticsList(
 ): AnalyticsListRead {
   const domain = input.site?.domain ?? null;
   const span = readSpan(input.range.from, input.range.to, input.now);
-  const rows = readList(db, domain, span, input.list, {
+  const rows = readList(db, domain, spanPieces(db, domain, span), input.list, {
     ...(input.search === undefined ? {} : { search: input.search }),
     limit: input.limit,
   });

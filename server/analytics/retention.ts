@@ -12,7 +12,9 @@ import { DAY, HOUR } from '../checks/rollups.ts';
  *   would be too much. Web Vitals of every page (`page = ''`) have hour and day rows like the others;
  * - error groups (`js_error_groups`) with their daily counts: until not seen for RAW_RETENTION_MS, so
  *   that made-up messages cannot add groups for good (error-groups.ts also caps new groups a day);
- * - daily rollups (`res = 'd'` rows of the others): for good.
+ * - daily rollups (`res = 'd'` rows of the others): for good, and so are the blocks of days made of
+ *   them (`res` '2d' to '256d' rows, `analytics_dim_blocks`, `analytics_blocks_written`;
+ *   block-writes.ts), but for an error group's block counts, which go with the group.
  *
  * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
  * beyond, reads have days only. Housekeeping deletes hourly, so rows slightly older may linger.

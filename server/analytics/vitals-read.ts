@@ -2,6 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import { type VitalName, type VitalRead, type VitalsRead, vitalNames } from '../../protocol/analytics.ts';
 import { DAY } from '../checks/rollups.ts';
 import { all, int, mapper, oneOf, text } from '../store/rows.ts';
+import type { Piece } from './blocks.ts';
+import { piecesParam } from './pieces.ts';
 import type { ReadSpan } from './ranges.ts';
 import { pageVitalsKeptFrom } from './retention.ts';
 import { p75, vitalRating } from './vitals.ts';
@@ -12,13 +14,14 @@ const EVERY_PAGE = '';
 const histogramRow = mapper({ page: text, metric: oneOf(vitalNames), bucket: int, n: int });
 
 /**
- * The histograms of `pages` merged over the span's buckets: one lookup per bucket and page through the
- * primary key (`at IN …`, `page IN …`), so other pages' rows are never read.
+ * The histograms of `pages` merged over the pieces of a read (pieces.ts): one lookup per piece and
+ * page through the primary key, so other pages' rows are never read.
  */
 const histogramsSql = `
-SELECT page, metric, bucket, sum(n) AS n FROM analytics_vitals
-WHERE site = ? AND res = ? AND at IN (SELECT value FROM json_each(?)) AND page IN (SELECT value FROM json_each(?))
-GROUP BY page, metric, bucket HAVING sum(n) > 0`;
+SELECT v.page, v.metric, v.bucket, sum(v.n) AS n FROM json_each(?) AS p CROSS JOIN analytics_vitals AS v
+  ON v.site = ? AND v.res = p.value ->> 0 AND v.at = p.value ->> 1
+WHERE v.page IN (SELECT value FROM json_each(?))
+GROUP BY v.page, v.metric, v.bucket HAVING sum(v.n) > 0`;
 
 /** p75 in the metric's unit: whole ms, or CLS to three decimals; rated on the value shown. */
 function vitalOf(metric: VitalName, histogram: Map<number, number>): VitalRead | null {
@@ -33,20 +36,12 @@ function vitalOf(metric: VitalName, histogram: Map<number, number>): VitalRead |
 function readHistograms(
   db: DatabaseSync,
   site: string,
-  at: { res: 'h' | 'd'; buckets: number[] },
+  pieces: Piece[],
   pages: string[],
 ): Map<string, VitalsRead> {
   // Keyed by page and metric.
   const histograms = new Map<string, Map<number, number>>();
-  const rows = all(
-    db,
-    histogramsSql,
-    histogramRow,
-    site,
-    at.res,
-    JSON.stringify(at.buckets),
-    JSON.stringify(pages),
-  );
+  const rows = all(db, histogramsSql, histogramRow, piecesParam(pieces), site, JSON.stringify(pages));
   for (const { page, metric, bucket, n } of rows) {
     const key = `${page}\0${metric}`;
     const histogram = histograms.get(key) ?? new Map<number, number>();
@@ -73,31 +68,34 @@ function vitalsOf(histogramOf: (metric: VitalName) => Map<number, number> | unde
 export const noVitals = (): VitalsRead => vitalsOf(() => undefined);
 
 /** The UTC days a span touches: single pages' Web Vitals are kept by the day only (retention.ts). */
-function daysOf(span: ReadSpan): number[] {
-  const days: number[] = [];
-  for (let day = Math.floor(span.from / DAY) * DAY; day < span.to; day += DAY) days.push(day);
+function daysOf(span: ReadSpan): Piece[] {
+  const days: Piece[] = [];
+  for (let day = Math.floor(span.from / DAY) * DAY; day < span.to; day += DAY)
+    days.push({ res: 'd', at: day });
   return days;
 }
 
 /**
- * Web Vitals at p75 over the span: over every page, and for each of `pages` (the most viewed, in
- * their order) over the days the span touches. Single pages' are kept for RAW_RETENTION_MS: a span
- * reaching back beyond has `pages` null (the read names it in `omitted`).
+ * Web Vitals at p75 over the span: over every page (from the read's pieces), and for each of `pages`
+ * (the most viewed, in their order) over the days the span touches. Single pages' are kept for
+ * RAW_RETENTION_MS, by the day: a span reaching back beyond has `pages` null (the read names it in
+ * `omitted`), and a shorter one reads 36 days at most.
  */
 export function readVitals(
   db: DatabaseSync,
   site: string | null,
   span: ReadSpan,
+  pieces: Piece[],
   pages: string[],
   now: number,
 ): { overall: VitalsRead; pages: { page: string; vitals: VitalsRead }[] | null } {
   if (span.from < pageVitalsKeptFrom(now)) {
     const overall =
-      site === null ? noVitals() : readHistograms(db, site, span, [EVERY_PAGE]).get(EVERY_PAGE)!;
+      site === null ? noVitals() : readHistograms(db, site, pieces, [EVERY_PAGE]).get(EVERY_PAGE)!;
     return { overall, pages: null };
   }
   if (site === null || span.buckets.length === 0) return { overall: noVitals(), pages: [] };
-  const overall = readHistograms(db, site, span, [EVERY_PAGE]).get(EVERY_PAGE)!;
-  const byPage = readHistograms(db, site, { res: 'd', buckets: daysOf(span) }, pages);
+  const overall = readHistograms(db, site, pieces, [EVERY_PAGE]).get(EVERY_PAGE)!;
+  const byPage = readHistograms(db, site, daysOf(span), pages);
   return { overall, pages: pages.map((page) => ({ page, vitals: byPage.get(page)! })) };
 }

@@ -60,7 +60,7 @@ function dimensions(empty: boolean): Record<AnalyticsList, AnalyticsRows> {
   return Object.fromEntries(
     analyticsLists.map((list) => {
       const all = empty ? [] : listRows(list);
-      return [list, { rows: all.slice(0, 10), total: all.length }];
+      return [list, { rows: all.slice(0, 10), total: all.length, exact: true }];
     }),
   ) as Record<AnalyticsList, AnalyticsRows>;
 }
@@ -224,6 +224,7 @@ export async function serveAnalytics(page: Page, now: number, sites: string[]): 
         site,
         rows: matching.slice(0, limit),
         total: matching.length,
+        exact: true,
       };
       return json(route, 200, answer);
     },

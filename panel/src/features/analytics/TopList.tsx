@@ -3,7 +3,15 @@ import type { AnalyticsList, AnalyticsRow, AnalyticsRows } from '../../../../pro
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { useDebounced } from './debounce.ts';
-import { formatCount, listTitles, rankedBy, sharePercent, valueText } from './describe.ts';
+import {
+  formatCount,
+  listTitles,
+  listTotalText,
+  NOT_EXACT_NOTE,
+  rankedBy,
+  sharePercent,
+  valueText,
+} from './describe.ts';
 import type { Range } from './keys.ts';
 import { useAnalyticsList } from './queries.ts';
 
@@ -28,7 +36,9 @@ export function TopList({ site, range, list, top, whole }: Props) {
     <section className="card top-list" aria-labelledby={headingId} data-list={list}>
       <div className="card-head">
         <h2 id={headingId}>{title}</h2>
-        <span className="muted small">{formatCount(top.total)} in all</span>
+        <span className="muted small" title={top.exact ? undefined : NOT_EXACT_NOTE}>
+          {listTotalText(top)} in all
+        </span>
       </div>
       {more ? (
         <MoreRows site={site} range={range} list={list} whole={whole} onClose={() => setMore(false)} />
@@ -137,7 +147,8 @@ function MoreRows({
           <p className="muted small" aria-live="polite" data-testid="more-count">
             {rows.data.total === 0
               ? 'Nothing matches.'
-              : `${formatCount(rows.data.rows.length)} of ${formatCount(rows.data.total)}${query.search ? ` matching “${query.search}”` : ''}`}
+              : `${formatCount(rows.data.rows.length)} of ${listTotalText(rows.data)}${query.search ? ` matching “${query.search}”` : ''}`}
+            {rows.data.exact ? null : ` ${NOT_EXACT_NOTE}`}
           </p>
           {rows.data.rows.length > 0 ? <Rows list={list} rows={rows.data.rows} whole={whole} /> : null}
         </>

@@ -10,6 +10,7 @@ import {
   formatVisitTime,
   formatVital,
   homePageCheck,
+  listTotalText,
   omittedText,
   sharePercent,
   siteErrors,
@@ -74,6 +75,12 @@ test('values as people read them: countries by name, devices capitalised, direct
   assert.equal(valueText('referrers', ''), 'Direct');
   assert.equal(valueText('referrers', 'news.ycombinator.com'), 'news.ycombinator.com');
   assert.equal(valueText('pages', '/pricing'), '/pricing');
+});
+
+test('a list that is not exact counts its values as at least', () => {
+  const rows = [{ value: '/', visitors: 1, views: 2 }];
+  assert.equal(listTotalText({ rows, total: 1, exact: true }), '1');
+  assert.match(listTotalText({ rows, total: 12_345, exact: false }), /^at least 12.345$/);
 });
 
 test('bars are shares of the whole, within 0 and 100', () => {

@@ -1,5 +1,6 @@
 import type {
   AnalyticsList,
+  AnalyticsRows,
   AnalyticsTotals,
   ErrorGroupRead,
   VitalName,
@@ -72,6 +73,17 @@ export function formatVisitTime(ms: number | null): string {
 /** Counts with thousands separators in the browser's language. */
 const counts = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 export const formatCount = (n: number) => counts.format(n);
+
+/**
+ * How many values a list has: "1,204", or "at least 1,204" when the range was too long to count every
+ * value of every day (the list is not `exact`).
+ */
+export const listTotalText = (list: AnalyticsRows) =>
+  list.exact ? formatCount(list.total) : `at least ${formatCount(list.total)}`;
+
+/** What a list that is not exact leaves out, for its title. */
+export const NOT_EXACT_NOTE =
+  'Over a range this long each period keeps its first 1,000 values: values beyond them are missing, or their counts short.';
 
 export type Change = {
   /** "+12%", "−3 pts", "new", "no change", or "–" when there is nothing to compare. */

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { AnalyticsList, AnalyticsListRead, AnalyticsRead } from '../../protocol/analytics.ts';
+import { DAY, HOUR } from '../checks/rollups.ts';
+import type { TestServer } from '../testing.ts';
+import { BLOCK_VALUES, writeDayBlocks } from './block-writes.ts';
+import { isBlock } from './blocks.ts';
+import { EXACT_DAY_ROWS } from './lists.ts';
+import { spanPieces } from './pieces.ts';
+import { readSpan } from './ranges.ts';
+import { readServer, writeDims, writeErrorGroup, writeTotals, writeVitals } from './read-testkit.ts';
+
+const NOW = Date.UTC(2026, 2, 10, 14, 20);
+const TODAY = Date.UTC(2026, 2, 10);
+const SHOP = 'shop.example';
+
+async function server() {
+  const kit = await readServer(NOW);
+  after(() => kit.server.dispose());
+  return kit;
+}
+
+/** A deterministic spread of counts, 1 to 50. */
+const spread = (i: number, j: number) => 1 + ((i * 7919 + j * 104_729) % 50);
+
+type DimRow = [AnalyticsList, string, number, number];
+
+/** The list rows of the day `d` days before today: a small site, 60 pages over the year, 12 a day. */
+function smallDay(d: number): DimRow[] {
+  const rows: DimRow[] = [];
+  for (let p = 0; p < 12; p++) rows.push(['pages', `/p${(d * 5 + p) % 60}`, spread(d, p), 2 * spread(p, d)]);
+  for (let r = 0; r < 4; r++)
+    rows.push(['referrers', `r${(d + r) % 20}.example`, spread(d, r + 50), spread(r, d)]);
+  rows.push(['countries', d % 3 === 0 ? 'FR' : 'DE', spread(d, 9), spread(d, 10)]);
+  return rows;
+}
+
+const DAYS = 420;
+
+/** Totals, lists, Web Vitals over every page and an error group's counts for DAYS days up to today. */
+async function writeSmallSite(s: TestServer): Promise<void> {
+  const writes: Promise<unknown>[] = [];
+  for (let d = 0; d < DAYS; d++) {
+    const at = TODAY - d * DAY;
+    writes.push(
+      writeTotals(s, SHOP, 'd', at, {
+        visitors: spread(d, 1),
+        views: 3 * spread(d, 2),
+        visits: spread(d, 3),
+      }),
+      writeDims(s, SHOP, 'd', at, smallDay(d)),
+      writeVitals(s, SHOP, 'd', at, '', 'lcp', [1000 + 10 * (d % 70), 2000 + d]),
+      writeVitals(s, SHOP, 'd', at, '', 'cls', [(d % 30) / 100]),
+    );
+  }
+  const counts = (every: number): ['d', number, number][] =>
+    Array.from({ length: DAYS / every }, (_, i) => ['d', TODAY - i * every * DAY, 1 + (i % 4)]);
+  writes.push(
+    writeErrorGroup(s, {
+      site: SHOP,
+      fingerprint: 'f1',
+      message: 'daily',
+      firstSeen: TODAY - (DAYS - 1) * DAY,
+      lastSeen: NOW - HOUR,
+      counts: counts(1),
+    }),
+    writeErrorGroup(s, {
+      site: SHOP,
+      fingerprint: 'f2',
+      message: 'every third day',
+      firstSeen: TODAY - (DAYS - 3) * DAY,
+      lastSeen: NOW - 2 * HOUR,
+      counts: counts(3),
+    }),
+  );
+  await Promise.all(writes);
+}
+
+/** Ranges aligned to days, hours or nothing, up to 400 days. */
+const ranges = [
+  'range=7d',
+  'range=30d',
+  'range=1y',
+  `from=${NOW - 400 * DAY}&to=${NOW}`,
+  `from=${NOW - 400 * DAY + 7 * HOUR + 123}&to=${NOW - 3 * HOUR - 45}`,
+  `from=${TODAY - 255 * DAY}&to=${TODAY - DAY}`,
+  `from=${TODAY - 130 * DAY - 5 * HOUR}&to=${TODAY - 17 * DAY + 11 * HOUR}`,
+  `from=${TODAY - 64 * DAY}&to=${TODAY - 32 * DAY}`,
+  `from=${TODAY - 9 * DAY + HOUR}&to=${TODAY - 2 * DAY - HOUR}`,
+];
+
+const urls = ranges.flatMap((range) => [
+  `/api/v1/analytics?site=${SHOP}&${range}`,
+  `/api/v1/analytics/pages?site=${SHOP}&${range}&limit=1000`,
+  `/api/v1/analytics/pages?site=${SHOP}&${range}&search=P1&limit=5`,
+  `/api/v1/analytics/referrers?site=${SHOP}&${range}&search=r1`,
+]);
+
+test('long ranges read from blocks answer as the days do: lists, search and total, series, previous period, Web Vitals, errors', async () => {
+  const { server: s, get } = await server();
+  await writeSmallSite(s);
+  const fromDays = await Promise.all(urls.map(async (url) => (await get(url)).body));
+
+  await writeDayBlocks(s.deps.store.writer, { now: NOW });
+  for (const [i, url] of urls.entries()) {
+    const { status, body } = await get(url);
+    assert.equal(status, 200, url);
+    assert.deepEqual(body, fromDays[i], url);
+  }
+  // The long reads sum a few blocks instead of hundreds of days.
+  const year = spanPieces(s.deps.store.read, SHOP, readSpan(NOW - 365 * DAY, NOW, NOW));
+  assert.ok(year.length <= 19, `${year.length} pieces`);
+  assert.ok(year.filter(isBlock).length >= 5, year.map((p) => p.res).join(' '));
+
+  // Against the day rows themselves: a year of pages, every value summed over its days.
+  const first = Math.floor((NOW - 365 * DAY) / DAY);
+  const truth = new Map<string, { visitors: number; views: number }>();
+  for (let d = 0; d <= TODAY / DAY - first; d++) {
+    for (const [list, value, visitors, views] of smallDay(d)) {
+      if (list !== 'pages') continue;
+      const sum = truth.get(value) ?? { visitors: 0, views: 0 };
+      truth.set(value, { visitors: sum.visitors + visitors, views: sum.views + views });
+    }
+  }
+  const pages = (await get(`/api/v1/analytics/pages?site=${SHOP}&range=1y&limit=1000`))
+    .body as AnalyticsListRead;
+  assert.equal(pages.exact, true);
+  assert.equal(pages.total, truth.size);
+  assert.deepEqual(
+    pages.rows,
+    [...truth]
+      .map(([value, sums]) => ({ value, ...sums }))
+      .sort((a, b) => b.views - a.views || (a.value < b.value ? -1 : 1)),
+  );
+  const overview = (await get(`/api/v1/analytics?site=${SHOP}&range=1y`)).body as AnalyticsRead;
+  assert.ok(overview.errors.length === 2 && overview.errors.every((g) => g.count > 0));
+  assert.ok(overview.vitals.overall.lcp !== null && overview.vitals.overall.cls !== null);
+});
+
+/** The pages of day `d` of a busy site: ten clear favourites, and 1,090 pages seen that day only. */
+function busyDay(d: number): DimRow[] {
+  const rows: DimRow[] = [];
+  for (let i = 0; i < 10; i++) rows.push(['pages', `/top-${i}`, 500 - i, 10_000 - 100 * i]);
+  for (let j = 0; j < 1090; j++) rows.push(['pages', `/tail-${d}-${j}`, 1, 1 + (j % 5)]);
+  return rows;
+}
+
+test('a list with more values than a block keeps is exact while its days are few enough, and says when it is not', async () => {
+  const { server: s, get } = await server();
+  const DAYS_WRITTEN = 32;
+  await Promise.all(
+    Array.from({ length: DAYS_WRITTEN }, (_, d) => writeDims(s, SHOP, 'd', TODAY - d * DAY, busyDay(d))),
+  );
+  const url = {
+    week: `/api/v1/analytics/pages?site=${SHOP}&range=7d&limit=1000`,
+    month: `/api/v1/analytics/pages?site=${SHOP}&range=30d&limit=1000`,
+    search: `/api/v1/analytics/pages?site=${SHOP}&range=30d&search=TOP-`,
+  };
+  const before = {
+    week: (await get(url.week)).body as AnalyticsListRead,
+    month: (await get(url.month)).body as AnalyticsListRead,
+    search: (await get(url.search)).body as AnalyticsListRead,
+  };
+  assert.equal(before.month.exact, true);
+  assert.equal(before.month.total, 10 + 31 * 1090);
+
+  await writeDayBlocks(s.deps.store.writer, { now: NOW });
+  // A week: the blocks that left pages out hold fewer than EXACT_DAY_ROWS day rows; their days are read.
+  assert.ok(8 * 1100 <= EXACT_DAY_ROWS);
+  assert.deepEqual((await get(url.week)).body, before.week);
+
+  // A month: more day rows than that; the blocks' first BLOCK_VALUES pages are read, and the list says so.
+  const month = (await get(url.month)).body as AnalyticsListRead;
+  assert.equal(month.exact, false);
+  assert.equal(BLOCK_VALUES, 1000);
+  // The favourites are in every block: their counts are whole.
+  assert.deepEqual(month.rows.slice(0, 10), before.month.rows.slice(0, 10));
+  // Pages left out of a block are short or missing; never counted more than they were.
+  const truth = new Map(before.month.rows.map((row) => [row.value, row]));
+  const read = new Map(month.rows.map((row) => [row.value, row]));
+  assert.ok(month.total >= BLOCK_VALUES && month.total < before.month.total, `total ${month.total}`);
+  for (const [value, row] of read) {
+    const whole = truth.get(value);
+    if (!whole) continue; // beyond the first 1,000 of the exact read
+    assert.ok(row.views <= whole.views && row.visitors <= whole.visitors, value);
+  }
+  const found = (await get(url.search)).body as AnalyticsListRead;
+  assert.deepEqual(found.rows, before.search.rows);
+  assert.equal(found.total, 10);
+  assert.equal(found.exact, false);
+  // Other lists are whole.
+  const countries = (await get(`/api/v1/analytics?site=${SHOP}&range=30d`)).body as AnalyticsRead;
+  assert.equal(countries.dimensions.pages.exact, false);
+  assert.equal(countries.dimensions.countries.exact, true);
+});

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { type TestContext, test } from 'node:test';
+import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { migrate, migrationFiles } from '../store/db.ts';
+import { tempDir, within } from '../testing.ts';
+import { daysOverAt, writeDayBlocks } from './block-writes.ts';
+import { nextBlock } from './blocks.ts';
+import { FIRST_PASS_DELAY_MS, pruneAnalytics } from './housekeeping.ts';
+import { blocksWritten, spanPieces } from './pieces.ts';
+import { readSpan } from './ranges.ts';
+import { readServer, writeDims, writeErrorGroup, writeVitals } from './read-testkit.ts';
+import { RAW_RETENTION_MS } from './retention.ts';
+import { engage, jsError, rows, store, view } from './storage-testkit.ts';
+
+const SHOP = 'shop.example';
+/** Day 20,522 since 1970: even, so 10 and 11 March 2026 make a block of two days. */
+const MAR10 = Date.UTC(2026, 2, 10);
+const MAR11 = MAR10 + DAY;
+const MAR12 = MAR11 + DAY;
+
+async function server(t: TestContext, now: number, dataDir?: string) {
+  const kit = await readServer(now, dataDir === undefined ? {} : { dataDir });
+  t.after(() => kit.server.dispose());
+  return kit;
+}
+
+test('the housekeeping pass writes a block once its days are over, an hour after midnight UTC', async (t) => {
+  const { server: s, clock, get } = await server(t, MAR12 + 30 * MINUTE);
+  await store(s, [
+    view({ ts: MAR10 + 10 * HOUR, visitor: 'a', page: '/a' }),
+    engage({
+      ts: MAR10 + 10 * HOUR + 1_000,
+      visitor: 'a',
+      page: '/a',
+      engagedMs: 5_000,
+      vitals: { lcp: 1_500 },
+    }),
+    view({ ts: MAR11 + 10 * HOUR, visitor: 'b', page: '/b' }),
+    view({ ts: MAR11 + 11 * HOUR, visitor: 'b', page: '/a' }),
+    jsError({ ts: MAR11 + 12 * HOUR, visitor: 'b', message: 'boom' }),
+  ]);
+  const untilOf2d = () =>
+    rows(s, "SELECT until FROM analytics_blocks_written WHERE site = ? AND res = '2d'", SHOP)[0]?.until;
+  const week = async () => ({ ...(await get(`/api/v1/analytics?site=${SHOP}&range=7d`)).body, to: 0 });
+  const fromDays = await week();
+
+  // 00:31, the first pass: 10 March is over, 11 March not yet.
+  await clock.advance(FIRST_PASS_DELAY_MS);
+  await within(2_000, 'the first pass', () => untilOf2d() !== undefined);
+  assert.equal(untilOf2d(), MAR10);
+  assert.deepEqual(rows(s, "SELECT 1 FROM analytics_dims WHERE res = '2d'"), []);
+
+  // 01:31, the next pass: the block of 10 and 11 March, the sums of their days.
+  await clock.advance(HOUR);
+  await within(2_000, 'the block of 10 and 11 March', () => untilOf2d() === MAR12);
+  assert.deepEqual(
+    rows(
+      s,
+      "SELECT value, visitors, views FROM analytics_dims WHERE res = '2d' AND list = 'pages' ORDER BY value",
+    ),
+    [
+      { value: '/a', visitors: 2, views: 2 },
+      { value: '/b', visitors: 1, views: 1 },
+    ],
+  );
+  // Each table's rows of the block are its two days' rows summed.
+  const blockAndDays = (table: string, key: string, counts: string[], where = 'TRUE') => ({
+    block: rows(
+      s,
+      `SELECT ${key}, ${counts.join(', ')} FROM ${table} WHERE res = '2d' AND at = ? AND ${where} ORDER BY ${key}`,
+      MAR10,
+    ),
+    days: rows(
+      s,
+      `SELECT ${key}, ${counts.map((c) => `sum(${c}) AS ${c}`).join(', ')} FROM ${table}
+       WHERE res = 'd' AND at IN (?, ?) AND ${where} GROUP BY ${key} ORDER BY ${key}`,
+      MAR10,
+      MAR11,
+    ),
+  });
+  const lists = blockAndDays('analytics_dims', 'list, value', ['visitors', 'views']);
+  assert.deepEqual(lists.block, lists.days);
+  const vitals = blockAndDays('analytics_vitals', 'metric, bucket', ['n'], "page = ''");
+  assert.equal(vitals.block.length, 1);
+  assert.deepEqual(vitals.block, vitals.days);
+  const errors = blockAndDays('js_error_counts', 'group_id', ['n']);
+  assert.equal(errors.block.length, 1);
+  assert.deepEqual(errors.block, errors.days);
+  // The week's read takes the block, and answers as it did from the days.
+  const now = clock.now();
+  const pieces = spanPieces(s.deps.store.read, SHOP, readSpan(now - 7 * DAY, now, now));
+  assert.ok(
+    pieces.some((p) => p.res === '2d' && p.at === MAR10),
+    pieces.map((p) => p.res).join(' '),
+  );
+  assert.deepEqual(await week(), fromDays);
+});
+
+test('a database from before blocks gets them all at its first pass, and reads answer as before', async (t) => {
+  const now = Date.UTC(2026, 2, 10, 14, 20);
+  const { dir } = tempDir();
+  // mon before migration 020: migrations 001 to 019, and 300 days of daily rollups.
+  const before020 = mkdtempSync(join(tmpdir(), 'mon-migrations-'));
+  t.after(() => rmSync(before020, { recursive: true, force: true }));
+  const migrations = join(import.meta.dirname, '../store/migrations');
+  for (const file of migrationFiles(migrations).filter((f) => Number(f.slice(0, 3)) <= 19))
+    copyFileSync(join(migrations, file), join(before020, file));
+  const db = new DatabaseSync(join(dir, 'mon.db'));
+  migrate(db, before020);
+  const dim = db.prepare(
+    "INSERT INTO analytics_dims (site, res, at, list, value, visitors, views) VALUES (?, 'd', ?, ?, ?, ?, ?)",
+  );
+  const today = MAR10;
+  db.exec('BEGIN');
+  for (let d = 0; d < 300; d++) {
+    for (let p = 0; p < 5; p++)
+      dim.run(SHOP, today - d * DAY, 'pages', `/p${(d + p) % 40}`, 1 + p, 1 + d + p);
+    dim.run(SHOP, today - d * DAY, 'countries', d % 2 ? 'DE' : 'FR', 3, 4);
+  }
+  db.exec('COMMIT');
+  db.close();
+
+  const { server: s, clock, get } = await server(t, now, dir);
+  const urls = [
+    `/api/v1/analytics?site=${SHOP}&range=1y`,
+    `/api/v1/analytics/pages?site=${SHOP}&from=${now - 299 * DAY + 5 * HOUR}&to=${now - 20 * DAY}&limit=1000`,
+  ];
+  // The clock moves on: the overview's `to` with it.
+  const read = async (url: string) => ({ ...(await get(url)).body, to: 0 });
+  const fromDays = await Promise.all(urls.map(read));
+  assert.equal(blocksWritten(s.deps.store.read, SHOP), null);
+
+  await clock.advance(FIRST_PASS_DELAY_MS);
+  const written = () => blocksWritten(s.deps.store.read, SHOP);
+  await within(5_000, 'every block of the days over', () => {
+    const blocks = written();
+    return blocks !== null && nextBlock(blocks, daysOverAt(clock.now())) === null;
+  });
+  // From the first day with data up to the last day over, 9 March: the last block of two days ends
+  // there, that of 128 days on 27 January (day 20,480).
+  assert.equal(written()!.since, today - 299 * DAY);
+  assert.equal(written()!.until.get('2d'), MAR10);
+  assert.equal(written()!.until.get('128d'), 20_480 * DAY);
+  for (const [i, url] of urls.entries()) assert.deepEqual(await read(url), fromDays[i], url);
+});
+
+test('pruning keeps blocks for good; an error group not seen for the raw retention goes with its blocks', async (t) => {
+  const now = Date.UTC(2026, 2, 10, 14, 20);
+  const { server: s } = await server(t, now);
+  const old = MAR10 - 100 * DAY;
+  await writeDims(s, SHOP, 'd', old, [['pages', '/a', 1, 2]]);
+  await writeDims(s, SHOP, 'd', old + DAY, [['pages', '/a', 3, 4]]);
+  await writeVitals(s, SHOP, 'd', old, '', 'lcp', [1_200]);
+  const counts: ['d', number, number][] = [
+    ['d', old, 1],
+    ['d', old + DAY, 2],
+  ];
+  const gone = await writeErrorGroup(s, {
+    site: SHOP,
+    fingerprint: 'gone',
+    message: 'not seen since',
+    firstSeen: old,
+    lastSeen: old + DAY,
+    counts,
+  });
+  const kept = await writeErrorGroup(s, {
+    site: SHOP,
+    fingerprint: 'kept',
+    message: 'seen today',
+    firstSeen: old,
+    lastSeen: now - HOUR,
+    counts,
+  });
+  await writeDayBlocks(s.deps.store.writer, { now });
+  const blockRows = (table: string) =>
+    rows(s, `SELECT * FROM ${table} WHERE res NOT IN ('h', 'd') ORDER BY 1, 2, 3`);
+  const dims = blockRows('analytics_dims');
+  const vitals = blockRows('analytics_vitals');
+  assert.ok(dims.length > 0 && vitals.length > 0);
+  const listBlocks = rows(s, 'SELECT * FROM analytics_dim_blocks');
+  assert.ok(listBlocks.length > 0);
+  const groupsOf = () => [...new Set(blockRows('js_error_counts').map((r) => r.group_id))];
+  assert.deepEqual(groupsOf(), [gone, kept]);
+  assert.ok(now - (old + DAY) > RAW_RETENTION_MS);
+
+  await pruneAnalytics(s.deps, { now });
+  assert.deepEqual(blockRows('analytics_dims'), dims);
+  assert.deepEqual(blockRows('analytics_vitals'), vitals);
+  assert.deepEqual(rows(s, 'SELECT * FROM analytics_dim_blocks'), listBlocks);
+  assert.deepEqual(groupsOf(), [kept]);
+});

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { tempDir } from '../testing.ts';
-import { WRITER_CHECKPOINT_PAGES } from './checkpoints.ts';
+import { startCheckpoints, WRITER_CHECKPOINT_PAGES } from './checkpoints.ts';
 import { openStore } from './db.ts';
 import { int, scalar } from './rows.ts';
 
@@ -56,4 +56,15 @@ test('without the thread, the writer checkpoints in its commits as SQLite does b
   t.after(() => store.close());
   await writeRows(store);
   assert.ok(statSync(file).size >= ROWS * PAGE * 0.3, 'the commit checkpointed');
+});
+
+test('a thread that cannot open the database ends; the writer is told, and stopping it still resolves', async (t) => {
+  const { dir, remove } = tempDir('mon-checkpoints-');
+  t.after(remove);
+  let told = 0;
+  const checkpoints = startCheckpoints(join(dir, 'missing', 'mon.db'), () => told++);
+  assert.ok(await until(() => told === 1, 5000), 'the writer heard that the thread ended');
+  await checkpoints.stop();
+  await checkpoints.stop();
+  assert.equal(told, 1);
 });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 
 /** How often the background thread copies the WAL back into the database. */
@@ -24,22 +23,23 @@ export function startCheckpoints(file: string, onStopped: () => void): { stop():
   // Should the thread end by itself (it could not open the database), the writer checkpoints as usual.
   let stopping = false;
   worker.on('error', () => {});
-  worker.on('exit', () => {
-    if (!stopping) onStopped();
-  });
+  // Not `once(worker, 'exit')`, which rejects on the thread's error: a thread that failed has ended.
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      if (!stopping) onStopped();
+      resolve();
+    }),
+  );
   worker.unref();
-  let stopped: Promise<void> | null = null;
   return {
     stop() {
-      stopped ??= (async () => {
+      if (!stopping) {
         stopping = true;
         // Held open until the thread has closed its connection, even as the process winds down.
         worker.ref();
-        const exited = once(worker, 'exit');
         worker.postMessage('stop');
-        await exited;
-      })();
-      return stopped;
+      }
+      return exited;
     },
   };
 }

@@ -62,13 +62,19 @@ test('one visitor viewing three pages in one visit: one visitor, three views, on
   assert.equal(rows(s, 'SELECT * FROM analytics_views').length, 3);
 });
 
-test('the same view twice in a millisecond (a router firing twice) counts once', async (t) => {
+test('views of one page by one visitor in the same millisecond all count (people sharing an address and a browser)', async (t) => {
   const s = await server(t);
   await store(s, [view({ ts: T, page: '/' }), view({ ts: T, page: '/' })]);
   await store(s, [view({ ts: T, page: '/' })]);
-  assert.deepEqual(totals(s, 'd', DAY_5), { visitors: 1, views: 1, visits: 1, bounces: 1, engaged_ms: 0 });
-  assert.deepEqual(dims(s, 'pages'), ['/: 1/1']);
-  assert.deepEqual(rows(s, 'SELECT views FROM analytics_sessions'), [{ views: 1 }]);
+  assert.deepEqual(totals(s, 'd', DAY_5), { visitors: 1, views: 3, visits: 1, bounces: 0, engaged_ms: 0 });
+  assert.deepEqual(dims(s, 'pages'), ['/: 1/3']);
+  assert.deepEqual(rows(s, 'SELECT views FROM analytics_sessions'), [{ views: 3 }]);
+  // Each took the next free millisecond.
+  assert.deepEqual(rows(s, 'SELECT ts FROM analytics_views ORDER BY ts'), [
+    { ts: T },
+    { ts: T + 1 },
+    { ts: T + 2 },
+  ]);
 });
 
 test('a one-page visit bounces until it has 10 seconds of engagement', async (t) => {

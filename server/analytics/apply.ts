@@ -74,8 +74,7 @@ function applyView(
   const { site, ts, visitor, page } = item;
   // A visitor without a visit has no page view either.
   const firstOfPage = latest === null || !hasViewed(db, site, visitor, page);
-  // The same view twice in a millisecond (a router firing twice) counts once.
-  if (!insertView(db, site, visitor, page, ts)) return;
+  insertView(db, site, visitor, page, ts);
   rollups.total(site, ts, { views: 1 });
   rollups.dim(site, ts, 'pages', page, firstOfPage ? 1 : 0, 1);
   if (continues(latest, ts)) {

@@ -21,16 +21,17 @@ export function hasViewed(db: DatabaseSync, site: string, visitor: string, page:
   );
 }
 
-/** Stores a page view; false when the visitor's view of the page at that millisecond is stored already. */
-export function insertView(
-  db: DatabaseSync,
-  site: string,
-  visitor: string,
-  page: string,
-  ts: number,
-): boolean {
-  const sql = 'INSERT OR IGNORE INTO analytics_views (site, visitor, page, ts) VALUES (?, ?, ?, ?)';
-  return statement(db, sql).run(site, visitor, page, ts).changes === 1;
+/**
+ * Stores a page view at `ts`, or at the next millisecond free for this visitor and page: people behind
+ * one address with the same browser are one visitor, and two of them may open a page in the same
+ * millisecond. Every view answered is stored and counted (the tracker itself sends one view per path).
+ */
+export function insertView(db: DatabaseSync, site: string, visitor: string, page: string, ts: number): void {
+  const insert = statement(
+    db,
+    'INSERT OR IGNORE INTO analytics_views (site, visitor, page, ts) VALUES (?, ?, ?, ?)',
+  );
+  for (let at = ts; insert.run(site, visitor, page, at).changes === 0; at++);
 }
 
 /** Metric → histogram bucket, as stored in `analytics_views.vitals`. */

@@ -43,7 +43,7 @@ export type ServerOptions = {
   /** Check engine settings (tests: runners, resolvers, concurrency). */
   checks?: EngineOptions;
   /** Writer settings (tests shorten the lock wait or the group-commit window). */
-  store?: Pick<StoreOptions, 'maxWaitMs' | 'windowMs' | 'maxQueue' | 'checkpointInBackground'>;
+  store?: Pick<StoreOptions, 'maxWaitMs' | 'windowMs' | 'maxQueue' | 'checkpointInBackground' | 'syncInBackground'>;
   /** Replaces who a request comes from (tests that are not about accounts). */
   authenticate?: Authenticator;
   /** Notification settings of tests: the platforms' API addresses. */
@@ -76,6 +76,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const bus = new Bus();
   const store = openStore(join(options.dataDir, 'mon.db'), {
     checkpointInBackground: true,
+    syncInBackground: true,
     ...options.store,
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),

@@ -62,7 +62,8 @@ export async function createTestServer(
     // No group-commit window: a fake clock's advance lets the writer commit within its settling turns.
     // Checkpoints stay with the writer: a thread for each test server would cost more than the
     // little WAL a test writes (checkpoints.test.ts and the tests of real processes cover the thread).
-    store: { windowMs: 0, checkpointInBackground: false, ...options.store },
+    // Commits sync in place: a sync on libuv's thread pool does not finish within a fake clock's turns.
+    store: { windowMs: 0, checkpointInBackground: false, syncInBackground: false, ...options.store },
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),

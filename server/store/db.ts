@@ -3,7 +3,9 @@ import {
   closeSync,
   constants,
   existsSync,
+  fsync,
   mkdirSync,
+  open,
   openSync,
   readdirSync,
   readFileSync,
@@ -35,6 +37,11 @@ export type Store = {
 export type StoreOptions = WriterOptions & {
   /** Checkpoints in a thread of their own (checkpoints.ts): the server's store; tests leave it off. */
   checkpointInBackground?: boolean;
+  /**
+   * Commits synced off the event loop (`walSync`): the server's store. Tests on a fake clock leave it
+   * off, since a sync on libuv's thread pool does not finish within the clock's settling turns.
+   */
+  syncInBackground?: boolean;
   /** Group-commit window of the ingest queues (default 20 ms; tests on a fake clock use 0). */
   windowMs?: number;
   /** Called once at opening with the data directory and database files other users may read. */
@@ -54,13 +61,17 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   write.exec('PRAGMA foreign_keys = ON');
   migrate(write);
   write.exec('PRAGMA busy_timeout = 0');
+  // The same guarantee as FULL, with the WAL's fsync on libuv's thread pool: commits only write, and
+  // the writer settles its callers once walSync is done (writer.ts).
+  if (options.syncInBackground) write.exec('PRAGMA synchronous = NORMAL');
   const read = new DatabaseSync(file, { timeout: 5000, readOnly: true });
   read.exec('PRAGMA foreign_keys = ON');
   // SQLite's lower() and LIKE fold ASCII letters only: analytics search matches "/über" with "Über".
   read.function('unicode_lower', { deterministic: true }, (value) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const writer = new Writer(write, options);
+  const wal = options.syncInBackground ? walSync(file) : null;
+  const writer = new Writer(write, { ...options, ...(wal ? { sync: wal.sync } : {}) });
   let closed = false;
   let checkpoints: { stop(): Promise<void> } | null = null;
   if (options.checkpointInBackground) {
@@ -96,6 +107,54 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
       read.close();
       write.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       write.close();
+      wal?.close();
+    },
+  };
+}
+
+/**
+ * Syncs the WAL, where a commit at `synchronous = NORMAL` wrote its pages without syncing them. An fsync
+ * covers every write made to the file before it began, whichever descriptor made them. The WAL is only
+ * ever reused after a checkpoint has copied all of it into the database and synced that (the
+ * checkpointer's connection is FULL), so a sync of the WAL as it is now covers every commit before it.
+ * The file exists once a commit wrote it; on first use its directory is synced too, so that the file
+ * itself survives a power cut (SQLite's NORMAL syncs it only at the first checkpoint).
+ */
+function walSync(file: string): {
+  sync(done: (error: Error | null) => void): void;
+  close(): void;
+} {
+  let wal: number | null = null;
+  const syncWal = (done: (error: Error | null) => void) => fsync(wal!, (error) => done(error));
+  const sync = (done: (error: Error | null) => void) => {
+    if (wal !== null) {
+      syncWal(done);
+      return;
+    }
+    open(`${file}-wal`, 'r', (error, fd) => {
+      if (error) return done(error);
+      open(dirname(file), 'r', (dirError, dir) => {
+        if (dirError) {
+          closeSync(fd);
+          return done(dirError);
+        }
+        fsync(dir, (syncError) => {
+          closeSync(dir);
+          if (syncError) {
+            closeSync(fd);
+            return done(syncError);
+          }
+          wal = fd;
+          syncWal(done);
+        });
+      });
+    });
+  };
+  return {
+    sync,
+    close() {
+      if (wal !== null) closeSync(wal);
+      wal = null;
     },
   };
 }

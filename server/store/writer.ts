@@ -89,7 +89,16 @@ export type WriterOptions = {
   onFailure?: (error: unknown) => void;
   /** Live-update keys of a committed transaction (the invalidation bus). */
   onInvalidate?: (keys: LiveKey[]) => void;
+  /**
+   * Makes committed transactions durable off the event loop (db.ts: an fsync of the WAL on libuv's
+   * thread pool, with the connection at `synchronous = NORMAL`). Jobs settle, and their after-commit
+   * hooks run, once the sync that followed their commit is done. Without it, COMMIT itself syncs.
+   */
+  sync?: (done: (error: Error | null) => void) => void;
 };
+
+/** A committed batch waiting for its sync: its jobs settle once it is on disk. */
+type Committed = { batch: Job[]; ran: Ran[] };
 
 /** First retry after a lock held elsewhere; doubles up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 10;
@@ -115,6 +124,10 @@ export class Writer {
   private readonly onQueueFull: () => void;
   private readonly onFailure: (error: unknown) => void;
   private readonly onInvalidate: (keys: LiveKey[]) => void;
+  private readonly sync: WriterOptions['sync'];
+  /** Committed batches the running sync does not cover yet, and whether a sync is running. */
+  private unsynced: Committed[] = [];
+  private syncing = false;
   /** Cancels the scheduled commit; null when none is scheduled. */
   private cancelCommit: (() => void) | null = null;
   private closed = false;
@@ -136,6 +149,7 @@ export class Writer {
     this.onQueueFull = options.onQueueFull ?? (() => {});
     this.onFailure = options.onFailure ?? (() => {});
     this.onInvalidate = options.onInvalidate ?? (() => {});
+    this.sync = options.sync;
     this.prober = setInterval(() => this.probe(), PROBE_MS);
     this.prober.unref();
   }
@@ -189,9 +203,9 @@ export class Writer {
     return oldest !== undefined && Date.now() - oldest.enqueuedAt > ms && Date.now() - this.lastCommitAt > ms;
   }
 
-  /** Resolves once everything queued so far is committed or refused. */
+  /** Resolves once everything queued so far is committed (and synced) or refused. */
   flush(): Promise<void> {
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.idle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -249,8 +263,46 @@ export class Writer {
       return;
     }
     this.lastCommitAt = Date.now();
-    this.failure = null;
     this.onCommit(batch.length);
+    if (this.sync) {
+      this.unsynced.push({ batch, ran });
+      this.startSync();
+    } else {
+      this.failure = null;
+      this.settle(ran, null);
+    }
+    this.afterBatch();
+  }
+
+  /**
+   * One sync at a time covers every batch committed before it began: under load, batches committed
+   * while a sync runs share the next one (group commit on the disk as well as in the transaction).
+   */
+  private startSync(): void {
+    if (this.syncing || this.unsynced.length === 0 || !this.sync) return;
+    const covered = this.unsynced;
+    this.unsynced = [];
+    this.syncing = true;
+    this.sync((error) => {
+      this.syncing = false;
+      if (error) {
+        this.failure = error.message;
+        this.onFailure(error);
+      } else {
+        this.failure = null;
+      }
+      for (const { ran } of covered) this.settle(ran, error);
+      this.startSync();
+      if (this.queue.length === 0) this.notifyIdle();
+    });
+  }
+
+  /**
+   * A committed batch: after-commit hooks run, live keys go out and callers hear their result. When its
+   * sync failed the data may not survive a power cut: callers are refused with 503 (they may try again),
+   * while the hooks still run, since memory must follow the database, which holds the rows.
+   */
+  private settle(ran: Ran[], syncError: Error | null): void {
     const keys = new Set<LiveKey>();
     for (const r of ran) {
       if (!r.ok) continue;
@@ -264,11 +316,12 @@ export class Writer {
       }
     }
     if (keys.size > 0) this.onInvalidate([...keys]);
+    const refusal = syncError ? unavailable(5, 'storage cannot take writes right now') : null;
     for (const r of ran) {
-      if (r.ok) r.job.resolve(r.value);
-      else r.job.reject(r.value);
+      if (!r.ok) r.job.reject(r.value);
+      else if (refusal) r.job.reject(refusal);
+      else r.job.resolve(r.value);
     }
-    this.afterBatch();
   }
 
   /** Takes the write lock without waiting; on a lock held elsewhere, refuses jobs that waited too long. */
@@ -327,7 +380,12 @@ export class Writer {
     else this.notifyIdle();
   }
 
+  private idle(): boolean {
+    return this.queue.length === 0 && !this.syncing && this.unsynced.length === 0;
+  }
+
   private notifyIdle(): void {
+    if (!this.idle()) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();

@@ -43,7 +43,10 @@ export type ServerOptions = {
   /** Check engine settings (tests: runners, resolvers, concurrency). */
   checks?: EngineOptions;
   /** Writer settings (tests shorten the lock wait or the group-commit window). */
-  store?: Pick<StoreOptions, 'maxWaitMs' | 'windowMs' | 'maxQueue' | 'checkpointInBackground' | 'syncInBackground'>;
+  store?: Pick<
+    StoreOptions,
+    'maxWaitMs' | 'windowMs' | 'maxQueue' | 'checkpointInBackground' | 'syncInBackground'
+  >;
   /** Replaces who a request comes from (tests that are not about accounts). */
   authenticate?: Authenticator;
   /** Notification settings of tests: the platforms' API addresses. */
@@ -81,6 +84,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
     onFailure: (error) => log.error('a write transaction failed', { error: String(error) }),
+    onCheckpoints: (what) => log.warn(what),
     onLoosePermissions: (files) =>
       log.warn(
         'other users can read the data directory or database; chmod 700 the directory, 600 the files',

@@ -12,12 +12,17 @@ const db = new DatabaseSync(file, { timeout: 0 });
 db.exec('PRAGMA synchronous = FULL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
+// Only changes are told: the first round that fails, and the first that works again.
+let failing = false;
 const timer = setInterval(() => {
   try {
     checkpoint.get();
+    if (failing) parentPort?.postMessage({ failing: null });
+    failing = false;
   } catch (error) {
-    // The writer is checkpointing itself (its backstop), or the disk fails: the writer reports that.
-    parentPort?.postMessage({ failed: String(error) });
+    // The writer is checkpointing itself (its backstop), or the disk fails.
+    if (!failing) parentPort?.postMessage({ failing: String(error) });
+    failing = true;
   }
 }, everyMs);
 

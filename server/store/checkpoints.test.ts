@@ -61,10 +61,11 @@ test('without the thread, the writer checkpoints in its commits as SQLite does b
 test('a thread that cannot open the database ends; the writer is told, and stopping it still resolves', async (t) => {
   const { dir, remove } = tempDir('mon-checkpoints-');
   t.after(remove);
-  let told = 0;
-  const checkpoints = startCheckpoints(join(dir, 'missing', 'mon.db'), () => told++);
-  assert.ok(await until(() => told === 1, 5000), 'the writer heard that the thread ended');
+  const told: string[] = [];
+  const checkpoints = startCheckpoints(join(dir, 'missing', 'mon.db'), { stopped: (why) => told.push(why) });
+  assert.ok(await until(() => told.length === 1, 5000), 'the writer heard that the thread ended');
+  assert.match(told[0]!, /unable to open/, 'and why, for the log');
   await checkpoints.stop();
   await checkpoints.stop();
-  assert.equal(told, 1);
+  assert.equal(told.length, 1);
 });

@@ -14,19 +14,30 @@ export const WRITER_CHECKPOINT_PAGES = 16_384;
  * database file on the event loop, about 45% of the time of committing tracker events in
  * batches of 2,000 (docs/operating.md, "Storage"). Here a second connection does it, every 200 ms.
  */
-export function startCheckpoints(file: string, onStopped: () => void): { stop(): Promise<void> } {
+export function startCheckpoints(
+  file: string,
+  on: {
+    /** The thread ended by itself (it could not open the database): the writer checkpoints as usual. */
+    stopped: (why: string) => void;
+    /** Rounds began to fail (why), or work again (null). A failed round is retried the next. */
+    failing?: (why: string | null) => void;
+  },
+): { stop(): Promise<void> } {
   const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), {
     workerData: { file, everyMs: EVERY_MS },
   });
-  // A round that failed is retried the next; the writer's own backstop stays.
-  worker.on('message', () => {});
-  // Should the thread end by itself (it could not open the database), the writer checkpoints as usual.
+  worker.on('message', (message: { failing?: string | null }) => {
+    if (message && typeof message === 'object' && 'failing' in message) on.failing?.(message.failing ?? null);
+  });
   let stopping = false;
-  worker.on('error', () => {});
+  let error = 'it ended';
+  worker.on('error', (thrown) => {
+    error = String(thrown);
+  });
   // Not `once(worker, 'exit')`, which rejects on the thread's error: a thread that failed has ended.
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', () => {
-      if (!stopping) onStopped();
+      if (!stopping) on.stopped(error);
       resolve();
     }),
   );

@@ -44,6 +44,8 @@ export type StoreOptions = WriterOptions & {
   syncInBackground?: boolean;
   /** Group-commit window of the ingest queues (default 20 ms; tests on a fake clock use 0). */
   windowMs?: number;
+  /** Trouble with the checkpoint thread, as a sentence for the log: it ended, its rounds fail, or work again. */
+  onCheckpoints?: (what: string) => void;
   /** Called once at opening with the data directory and database files other users may read. */
   onLoosePermissions?: (files: { path: string; mode: string }[]) => void;
 };
@@ -76,8 +78,16 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   let checkpoints: { stop(): Promise<void> } | null = null;
   if (options.checkpointInBackground) {
     write.exec(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    checkpoints = startCheckpoints(file, () => {
-      if (!closed) write.exec('PRAGMA wal_autocheckpoint = 1000');
+    checkpoints = startCheckpoints(file, {
+      stopped: (why) => {
+        if (closed) return;
+        write.exec('PRAGMA wal_autocheckpoint = 1000');
+        options.onCheckpoints?.(
+          `the checkpoint thread ended (${why}); commits checkpoint the WAL themselves`,
+        );
+      },
+      failing: (why) =>
+        options.onCheckpoints?.(why === null ? 'checkpoints work again' : `checkpoints fail: ${why}`),
     });
   }
   return {

@@ -20,15 +20,29 @@ describe('the script in Chromium', () => {
   /** A browser as a visitor has it: `navigator.webdriver` false. */
   let browser: Browser;
   const sites: Receiver[] = [];
+  /** When engaged time of order.example was answered. */
+  const answeredAt: number[] = [];
 
   before(async () => {
     const script = await trackerScript();
     collector = await startReceiver();
-    collector.answer = (request): Answer => {
+    collector.answer = (request): Answer | Promise<Answer> => {
       if (request.method === 'GET' && (request.path === '/b.js' || request.path === '/script.js'))
         return { status: 200, body: script, headers: { 'content-type': 'text/javascript; charset=utf-8' } };
-      if (request.method === 'POST' && request.path === '/e')
-        return { status: 204, headers: { 'access-control-allow-origin': '*' } };
+      if (request.method === 'POST' && request.path === '/e') {
+        const answer = { status: 204, headers: { 'access-control-allow-origin': '*' } };
+        const { d, k } = (request.json ?? {}) as { d?: string; k?: string };
+        // order.example: engaged time is answered after a while, as a slow server would.
+        if (d === 'order.example' && k === 'e') {
+          return new Promise<Answer>((resolve) =>
+            setTimeout(() => {
+              answeredAt.push(Date.now());
+              resolve(answer);
+            }, 500),
+          );
+        }
+        return answer;
+      }
       return { status: 404, body: 'not here' };
     };
     browser = await launchChromium(visitorSwitches);
@@ -88,6 +102,17 @@ describe('the script in Chromium', () => {
 
   const views = (events: TrackerEvent[]) => events.filter((event) => event.k === 'v');
 
+  /** What the page has sent once `enough` holds: a single-page app's view waits for an answer first. */
+  async function sentWhen(page: Page, what: string, enough: (sent: TrackerEvent[]) => boolean) {
+    const by = Date.now() + 15_000;
+    for (;;) {
+      const sent = await sentBy(page);
+      if (enough(sent)) return sent;
+      if (Date.now() > by) assert.fail(`not within 15 s: ${what}, sent ${JSON.stringify(sent)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   test('a page view at load: the domain, the URL and the referrer, as text/plain with no preflight, nothing stored', async () => {
     const shop = await site('load.example');
     const { context, page } = await visitor();
@@ -136,6 +161,7 @@ describe('the script in Chromium', () => {
     await waitForEvents('spa.example', 'the first view', (events) => views(events).length === 1);
     await page.evaluate(() => history.pushState({}, '', '/b'));
     await page.evaluate(() => history.pushState({}, '', '/b?tab=2#more'));
+    await sentWhen(page, 'the view of /b', (sent) => views(sent).length >= 2);
     assert.equal(views(await sentBy(page)).length, 2, 'the same path is no new view');
     await page.evaluate(() => history.replaceState({}, '', '/c'));
     await page.evaluate(() => {
@@ -143,7 +169,7 @@ describe('the script in Chromium', () => {
       history.back();
       return back;
     });
-    const sent = await sentBy(page);
+    const sent = await sentWhen(page, 'four views', (events) => views(events).length >= 4);
     assert.deepEqual(
       views(sent).map((view) => new URL(view.u).pathname),
       ['/a', '/b', '/c', '/b'],
@@ -163,6 +189,26 @@ describe('the script in Chromium', () => {
         .sort(),
       ['/a', '/b', '/b', '/c'],
     );
+    await context.close();
+  });
+
+  test("a single-page app's view leaves once the engaged time of the path before it is answered, so mon stores them in order", async () => {
+    const shop = await site('order.example');
+    const { context, page } = await visitor();
+    await page.goto(`${shop.url}/a`);
+    await waitForEvents('order.example', 'the first view', (events) => views(events).length === 1);
+    await page.evaluate(() => history.pushState({}, '', '/b'));
+    await waitForEvents('order.example', 'the view of /b', (events) => views(events).length === 2);
+    const arrived = collector
+      .to('/e')
+      .filter((r) => (r.json as TrackerEvent).d === 'order.example')
+      .map((r) => ({ k: (r.json as TrackerEvent).k, at: r.at }));
+    assert.deepEqual(
+      arrived.map((r) => r.k),
+      ['v', 'e', 'v'],
+    );
+    const [engagementAnswered] = answeredAt;
+    assert.ok(engagementAnswered !== undefined && arrived[2]!.at >= engagementAnswered, 'after the answer');
     await context.close();
   });
 

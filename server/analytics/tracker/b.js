@@ -33,11 +33,14 @@
   let page;
   let path;
 
-  const send = (event) => {
+  /** Sends `event` of the current page, at once or once `after` (an earlier send) has its answer. */
+  const send = (event, after) => {
     event.d = domain;
     event.u = cut(page, 2048);
     if (browser.webdriver) event.h = 1;
-    fetch(endpoint, { method: 'POST', body: JSON.stringify(event), keepalive: true }).catch(() => {});
+    const body = JSON.stringify(event);
+    const post = () => fetch(endpoint, { method: 'POST', body, keepalive: true }).catch(() => {});
+    return after ? after.then(post) : post();
   };
 
   // Web Vitals, measured by hand (web.dev's definitions, simplified): each observer's handler sees
@@ -105,7 +108,7 @@
       // The schema's bounds; a longer time is no measurement worth keeping.
       for (const name in vitals) if (vitals[name] <= 600000) w[name] = vitals[name];
     }
-    if (t || w) send({ k: 'e', t: Math.min(t, 86400000), w });
+    if (t || w) return send({ k: 'e', t: Math.min(t, 86400000), w });
   };
   addEventListener('visibilitychange', () => {
     if (document.hidden) {
@@ -117,14 +120,16 @@
 
   // Page views: at load, when a single-page app changes the path (the history API, back and
   // forward), and when the page comes back from the back-forward cache. The referrer goes with the
-  // first only: later views come from the site itself.
+  // first only: later views come from the site itself. A single-page app's view waits for the answer
+  // to the engaged time of the path it leaves: mon applies events in the order they arrive, and a
+  // long read must extend its visit before the next view is taken for the start of another.
   const view = () => {
     if (location.pathname === path) return;
     const first = !page;
-    leave();
+    const left = leave();
     path = location.pathname;
     page = location.href;
-    send({ k: 'v', r: first ? cut(document.referrer, 2048) : undefined });
+    send({ k: 'v', r: first ? cut(document.referrer, 2048) : undefined }, left);
   };
   for (const name of ['pushState', 'replaceState']) {
     const original = history[name];

@@ -89,6 +89,20 @@ test('a failed sync refuses its callers with 503 and says storage cannot write; 
   db.close();
 });
 
+test('a sync that hangs makes the writer stalled, for /healthz', async () => {
+  const { db, writer, waiting, insert } = heldSyncs(`${dir}/hung.db`);
+  const pending = insert(1, []);
+  await turn();
+  assert.equal(writer.stalled(50), false);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(writer.stalled(50), true, 'the sync has run longer than allowed');
+  waiting.shift()!(null);
+  await pending;
+  assert.equal(writer.stalled(50), false);
+  await writer.close();
+  db.close();
+});
+
 test("the server's store commits at NORMAL and syncs the WAL itself; closing lets go of the WAL", async () => {
   const openFiles = () => readdirSync('/proc/self/fd').length;
   const before = openFiles();

@@ -127,7 +127,8 @@ export class Writer {
   private readonly sync: WriterOptions['sync'];
   /** Committed batches the running sync does not cover yet, and whether a sync is running. */
   private unsynced: Committed[] = [];
-  private syncing = false;
+  /** When the running sync began; null when none runs. */
+  private syncingSince: number | null = null;
   /** Cancels the scheduled commit; null when none is scheduled. */
   private cancelCommit: (() => void) | null = null;
   private closed = false;
@@ -197,10 +198,12 @@ export class Writer {
     }
   }
 
-  /** True when jobs have waited more than `ms` without a commit: the writer is stuck. */
+  /** True when jobs have waited more than `ms` without a commit, or a sync has run that long: the writer is stuck. */
   stalled(ms = 10_000): boolean {
+    const now = Date.now();
+    if (this.syncingSince !== null && now - this.syncingSince > ms) return true;
     const oldest = this.queue[0];
-    return oldest !== undefined && Date.now() - oldest.enqueuedAt > ms && Date.now() - this.lastCommitAt > ms;
+    return oldest !== undefined && now - oldest.enqueuedAt > ms && now - this.lastCommitAt > ms;
   }
 
   /** Resolves once everything queued so far is committed (and synced) or refused. */
@@ -279,12 +282,12 @@ export class Writer {
    * while a sync runs share the next one (group commit on the disk as well as in the transaction).
    */
   private startSync(): void {
-    if (this.syncing || this.unsynced.length === 0 || !this.sync) return;
+    if (this.syncingSince !== null || this.unsynced.length === 0 || !this.sync) return;
     const covered = this.unsynced;
     this.unsynced = [];
-    this.syncing = true;
+    this.syncingSince = Date.now();
     this.sync((error) => {
-      this.syncing = false;
+      this.syncingSince = null;
       if (error) {
         this.failure = error.message;
         this.onFailure(error);
@@ -381,7 +384,7 @@ export class Writer {
   }
 
   private idle(): boolean {
-    return this.queue.length === 0 && !this.syncing && this.unsynced.length === 0;
+    return this.queue.length === 0 && this.syncingSince === null && this.unsynced.length === 0;
   }
 
   private notifyIdle(): void {

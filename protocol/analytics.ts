@@ -120,8 +120,8 @@ export type AnalyticsRows = {
   rows: AnalyticsRow[];
   total: number;
   /**
-   * False when the range is too long to sum every value of every day and some of its periods kept
-   * only their first 1,000 values of the list (docs/analytics.md "How fast"): the rows' counts may
+   * False when some periods of the range kept only their first 1,000 values of the list and their
+   * days hold more rows than a read sums (docs/analytics.md "How fast"): the rows' counts may
    * then be short of the values' counts left out, and `total` counts the values read, which is at
    * least as many as are shown but may be fewer than match.
    */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type Access, accessTable } from '../server/auth/access.ts';
+import { type Access, accessTable, ownAuthentication, refusal } from '../server/auth/access.ts';
 import { type AuthTestServer, authTestServer } from '../server/auth/test-helpers.ts';
 import { staticConfig } from '../server/config/service.ts';
 
@@ -176,5 +176,14 @@ test('the walk covers the routes of accounts, users and tokens', () => {
   ]) {
     const [method, url] = key.split(' ') as [string, string];
     assert.ok(server.app.hasRoute({ method: method as 'GET', url }), key);
+  }
+});
+
+test('a route that authenticates by its own means is refused by nobody: its handler decides', () => {
+  const token = { kind: 'token', tokenId: 't', scope: 'read', label: 'read' } as const;
+  assert.deepEqual([...ownAuthentication].sort(), ['hmac', 'host', 'ping', 'site']);
+  for (const access of ownAuthentication) {
+    assert.equal(refusal(access, null), null, access);
+    assert.equal(refusal(access, token), null, access);
   }
 });

@@ -137,20 +137,55 @@ test('long ranges read from blocks answer as the days do: lists, search and tota
   assert.ok(overview.vitals.overall.lcp !== null && overview.vitals.overall.cls !== null);
 });
 
-/** The pages of day `d` of a busy site: ten clear favourites, and 1,090 pages seen that day only. */
-function busyDay(d: number): DimRow[] {
+/** Day `d` of a busy site's `list`: ten clear favourites, and `tail` values seen that day only. */
+function busyDay(d: number, tail: number, list: AnalyticsList = 'pages'): DimRow[] {
   const rows: DimRow[] = [];
-  for (let i = 0; i < 10; i++) rows.push(['pages', `/top-${i}`, 500 - i, 10_000 - 100 * i]);
-  for (let j = 0; j < 1090; j++) rows.push(['pages', `/tail-${d}-${j}`, 1, 1 + (j % 5)]);
+  for (let i = 0; i < 10; i++) rows.push([list, `/top-${i}`, 500 - i, 10_000 - 100 * i]);
+  for (let j = 0; j < tail; j++) rows.push([list, `/tail-${d}-${j}`, 1, 1 + (j % 5)]);
   return rows;
 }
 
-test('a list with more values than a block keeps is exact while its days are few enough, and says when it is not', async () => {
-  const { server: s, get } = await server();
-  const DAYS_WRITTEN = 32;
+/** Writes `days` days up to today, `rows(d)` on the day `d` days before today. */
+async function writeDays(s: TestServer, days: number, rows: (d: number) => DimRow[]): Promise<void> {
   await Promise.all(
-    Array.from({ length: DAYS_WRITTEN }, (_, d) => writeDims(s, SHOP, 'd', TODAY - d * DAY, busyDay(d))),
+    Array.from({ length: days }, (_, d) => writeDims(s, SHOP, 'd', TODAY - d * DAY, rows(d))),
   );
+}
+
+test('a week of 3,500 pages a day, 3,000 of them new each day, reads the days its blocks left out and is exact', async () => {
+  const { server: s, get } = await server();
+  const day = (d: number): DimRow[] => [
+    ...Array.from({ length: 500 }, (_, p): DimRow => ['pages', `/every-day-${p}`, 3, 4 + (p % 7)]),
+    ...Array.from({ length: 3000 }, (_, p): DimRow => ['pages', `/new-${d}-${p}`, 1, 1 + (p % 3)]),
+  ];
+  await writeDays(s, 10, day);
+  const url = {
+    week: `/api/v1/analytics/pages?site=${SHOP}&range=7d&limit=1000`,
+    search: `/api/v1/analytics/pages?site=${SHOP}&range=7d&search=NEW-3-&limit=10`,
+    overview: `/api/v1/analytics?site=${SHOP}&range=7d`,
+  };
+  const before = await Promise.all(Object.values(url).map(async (u) => (await get(u)).body));
+
+  await writeDayBlocks(s.deps.store.writer, { now: NOW });
+  const week = spanPieces(s.deps.store.read, SHOP, readSpan(NOW - 7 * DAY, NOW, NOW));
+  assert.ok(week.some(isBlock), week.map((p) => p.res).join(' '));
+  const after = await Promise.all(Object.values(url).map(async (u) => (await get(u)).body));
+  assert.deepEqual(after, before);
+  const [list, search, overview] = after as [AnalyticsListRead, AnalyticsListRead, AnalyticsRead];
+  // The range touches eight days.
+  assert.equal(list.total, 500 + 8 * 3000);
+  assert.equal(list.exact, true);
+  assert.equal(search.total, 3000);
+  assert.equal(search.exact, true);
+  assert.deepEqual(overview.dimensions.pages, { rows: list.rows.slice(0, 10), total: 24_500, exact: true });
+});
+
+test('a list whose blocks left out more day rows than a read takes is read from the blocks, and says so', async () => {
+  const { server: s, get } = await server();
+  // More than EXACT_DAY_ROWS in a month: the blocks' days cannot all be read.
+  const PAGES_A_DAY = 4000;
+  assert.ok(29 * PAGES_A_DAY > EXACT_DAY_ROWS && 8 * PAGES_A_DAY <= EXACT_DAY_ROWS);
+  await writeDays(s, 32, (d) => busyDay(d, PAGES_A_DAY - 10));
   const url = {
     week: `/api/v1/analytics/pages?site=${SHOP}&range=7d&limit=1000`,
     month: `/api/v1/analytics/pages?site=${SHOP}&range=30d&limit=1000`,
@@ -162,14 +197,13 @@ test('a list with more values than a block keeps is exact while its days are few
     search: (await get(url.search)).body as AnalyticsListRead,
   };
   assert.equal(before.month.exact, true);
-  assert.equal(before.month.total, 10 + 31 * 1090);
+  assert.equal(before.month.total, 10 + 31 * (PAGES_A_DAY - 10));
 
   await writeDayBlocks(s.deps.store.writer, { now: NOW });
   // A week: the blocks that left pages out hold fewer than EXACT_DAY_ROWS day rows; their days are read.
-  assert.ok(8 * 1100 <= EXACT_DAY_ROWS);
   assert.deepEqual((await get(url.week)).body, before.week);
 
-  // A month: more day rows than that; the blocks' first BLOCK_VALUES pages are read, and the list says so.
+  // A month: the blocks' first BLOCK_VALUES pages are read, and the list says so.
   const month = (await get(url.month)).body as AnalyticsListRead;
   assert.equal(month.exact, false);
   assert.equal(BLOCK_VALUES, 1000);
@@ -192,4 +226,28 @@ test('a list with more values than a block keeps is exact while its days are few
   const countries = (await get(`/api/v1/analytics?site=${SHOP}&range=30d`)).body as AnalyticsRead;
   assert.equal(countries.dimensions.pages.exact, false);
   assert.equal(countries.dimensions.countries.exact, true);
+});
+
+test("the overview's lists share the day rows a read takes: pages first, then the others while they fit", async () => {
+  const { server: s, get } = await server();
+  // A month of pages fits in EXACT_DAY_ROWS, and so does one of referrers, but not both.
+  const pages = 3000;
+  const referrers = 1500;
+  assert.ok(31 * pages <= EXACT_DAY_ROWS && 29 * (pages + referrers) > EXACT_DAY_ROWS);
+  await writeDays(s, 32, (d) => [...busyDay(d, pages - 10), ...busyDay(d, referrers - 10, 'referrers')]);
+  await writeDayBlocks(s.deps.store.writer, { now: NOW });
+
+  const overview = (await get(`/api/v1/analytics?site=${SHOP}&range=30d`)).body as AnalyticsRead;
+  const list = async (name: AnalyticsList) =>
+    (await get(`/api/v1/analytics/${name}?site=${SHOP}&range=30d&limit=10`)).body as AnalyticsListRead;
+  const [pagesList, referrersList] = [await list('pages'), await list('referrers')];
+  assert.equal(pagesList.exact, true);
+  assert.equal(referrersList.exact, true);
+  assert.deepEqual(overview.dimensions.pages, {
+    rows: pagesList.rows,
+    total: pagesList.total,
+    exact: true,
+  });
+  assert.equal(overview.dimensions.referrers.exact, false);
+  assert.ok(overview.dimensions.referrers.total < referrersList.total);
 });

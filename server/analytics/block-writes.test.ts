@@ -4,10 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type TestContext, test } from 'node:test';
+import type { AnalyticsList } from '../../protocol/analytics.ts';
 import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
 import { migrate, migrationFiles } from '../store/db.ts';
-import { tempDir, within } from '../testing.ts';
-import { daysOverAt, writeDayBlocks } from './block-writes.ts';
+import { type TestServer, tempDir, within } from '../testing.ts';
+import {
+  BLOCK_VALUES,
+  daysOverAt,
+  STEP_ROWS,
+  type TwoDaysUnderWay,
+  writeDayBlocks,
+  writeSiteBlocks,
+} from './block-writes.ts';
 import { nextBlock } from './blocks.ts';
 import { FIRST_PASS_DELAY_MS, pruneAnalytics } from './housekeeping.ts';
 import { blocksWritten, spanPieces } from './pieces.ts';
@@ -192,4 +200,106 @@ test('pruning keeps blocks for good; an error group not seen for the raw retenti
   assert.deepEqual(blockRows('analytics_vitals'), vitals);
   assert.deepEqual(rows(s, 'SELECT * FROM analytics_dim_blocks'), listBlocks);
   assert.deepEqual(groupsOf(), [kept]);
+});
+
+/** Two busy days: 6,000 pages each, half of them both days, with counts that tie around the 1,000th. */
+async function writeBusyDays(s: TestServer): Promise<void> {
+  for (const [d, at] of [MAR10, MAR11].entries()) {
+    const pages = Array.from({ length: 6_000 }, (_, p): [AnalyticsList, string, number, number] => [
+      'pages',
+      p < 3_000 ? `/both/${p}` : `/day-${d}/${p}`,
+      1 + (p % 4),
+      1 + ((p * 7) % 13),
+    ]);
+    const referrers = Array.from({ length: 300 }, (_, r): [AnalyticsList, string, number, number] => [
+      'referrers',
+      `r${r}.example`,
+      1 + (r % 9),
+      2,
+    ]);
+    await writeDims(s, SHOP, 'd', at, [...pages, ...referrers, ['countries', 'FR', 3, 4]]);
+  }
+}
+
+/** A block of two days as one statement over all its day rows would write it. */
+function wholeBlock(s: TestServer) {
+  return {
+    values: rows(
+      s,
+      `SELECT list, value, visitors, views FROM (
+         SELECT list, value, visitors, views, row_number() OVER (PARTITION BY list
+           ORDER BY CASE list WHEN 'pages' THEN views ELSE visitors END DESC, value) AS rank
+         FROM (SELECT list, value, sum(visitors) AS visitors, sum(views) AS views FROM analytics_dims
+               WHERE site = ? AND res = 'd' AND at IN (?, ?) GROUP BY list, value))
+       WHERE rank <= ? ORDER BY list, value`,
+      SHOP,
+      MAR10,
+      MAR11,
+      BLOCK_VALUES,
+    ),
+    lists: rows(
+      s,
+      `SELECT list, count(*) AS day_rows, count(DISTINCT value) <= ? AS complete FROM analytics_dims
+       WHERE site = ? AND res = 'd' AND at IN (?, ?) GROUP BY list ORDER BY list`,
+      BLOCK_VALUES,
+      SHOP,
+      MAR10,
+      MAR11,
+    ),
+  };
+}
+
+/** A job of the block pass whose deadline is already past: one step. */
+const oneStep = (s: TestServer, now: number, underWay: TwoDaysUnderWay | null) =>
+  s.deps.store.writer.run((db) => writeSiteBlocks(db, SHOP, daysOverAt(now), 0, underWay));
+
+const blockOf = (s: TestServer) => ({
+  values: rows(
+    s,
+    "SELECT list, value, visitors, views FROM analytics_dims WHERE res = '2d' AND at = ? ORDER BY list, value",
+    MAR10,
+  ),
+  lists: rows(
+    s,
+    "SELECT list, day_rows, complete FROM analytics_dim_blocks WHERE res = '2d' AND at = ? ORDER BY list",
+    MAR10,
+  ),
+});
+
+test('a block of two busy days is written in steps of at most STEP_ROWS day rows, keeping the first 1,000 values of each list', async (t) => {
+  const now = MAR12 + 2 * HOUR;
+  const { server: s } = await server(t, now);
+  await writeBusyDays(s);
+  const expected = wholeBlock(s);
+  assert.equal(expected.values.filter((r) => r.list === 'pages').length, BLOCK_VALUES);
+
+  let underWay: TwoDaysUnderWay | null = null;
+  let steps = 0;
+  for (;;) {
+    const step = await oneStep(s, now, underWay);
+    steps++;
+    if (step.done) break;
+    underWay = step.underWay;
+    // Nothing reads the block before it is written whole.
+    if (underWay) assert.equal(blocksWritten(s.deps.store.read, SHOP)!.until.get('2d'), MAR10);
+  }
+  assert.ok(steps >= (2 * 6_000) / STEP_ROWS, `${steps} steps`);
+  assert.equal(blocksWritten(s.deps.store.read, SHOP)!.until.get('2d'), MAR12);
+  assert.deepEqual(blockOf(s), expected);
+});
+
+test('a pass stopped part way through a block of two days leaves no trace: the next one writes it whole', async (t) => {
+  const now = MAR12 + 2 * HOUR;
+  const { server: s } = await server(t, now);
+  await writeBusyDays(s);
+  const expected = wholeBlock(s);
+  // Two steps of a pass, then the server stops: what was under way is not kept.
+  const first = await oneStep(s, now, null);
+  await oneStep(s, now, first.underWay);
+  assert.equal(blocksWritten(s.deps.store.read, SHOP)!.until.get('2d'), MAR10);
+  assert.ok(rows(s, "SELECT 1 FROM analytics_dims WHERE res = '2d'").length > 0);
+
+  await writeDayBlocks(s.deps.store.writer, { now });
+  assert.equal(blocksWritten(s.deps.store.read, SHOP)!.until.get('2d'), MAR12);
+  assert.deepEqual(blockOf(s), expected);
 });

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { analyticsLists } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
-import { int, nullable, scalar } from '../store/rows.ts';
+import { int, mapper, nullable, one, scalar, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Writer } from '../store/writer.ts';
 import {
@@ -19,8 +20,10 @@ import { sitesIn } from './site-rows.ts';
 
 /**
  * Housekeeping writes the blocks of days (blocks.ts, migration 020) once their days are over, never
- * the ingest of tracker events: each block from its two halves, so that a block costs the rows of
- * two halves whatever its length.
+ * the ingest of tracker events: each block from its two halves, so that a longer block costs the rows
+ * of two halves whatever its length. A block of two days reads every row of its days, as many as a
+ * site has values: it is written in steps of at most STEP_ROWS day rows, over as many writer jobs as
+ * it takes.
  */
 
 /** Values of each list a block keeps: as many as a list read answers at most. */
@@ -32,7 +35,7 @@ export const BLOCK_VALUES = MAX_LIST_LIMIT;
  */
 const DAY_OVER_AFTER_MS = HOUR;
 
-/** A writer job of the block pass writes blocks for about this long at most: one block at least. */
+/** A writer job of the block pass writes blocks for about this long at most: one block or step at least. */
 const BLOCK_JOB_MS = 10;
 
 /** The days before this one are over at `now`: their blocks can be written. */
@@ -48,8 +51,20 @@ SELECT min(at) FROM (
     WHERE g.site = ?1)`;
 
 /**
- * A block's list rows: the values of its halves summed, the first BLOCK_VALUES of each list as the
- * list ranks them (lists.ts). Parameters: site, res, at, then the halves' res and starts.
+ * Day rows a step of a block of two days reads at most, of one list: about 10 ms of the writer (two
+ * days of 50,000 pages each took 250 ms in one statement).
+ */
+export const STEP_ROWS = 4_000;
+
+/** What list `?N` ranks a row by (lists.ts): pages by views, the others by visitors. */
+const countOf = (list: string) => `CASE ${list} WHEN 'pages' THEN views ELSE visitors END`;
+
+/** A row's rank in its list `?N`: by its count, ties by value. */
+const rankOf = (list: string) => `row_number() OVER (ORDER BY ${countOf(list)} DESC, value)`;
+
+/**
+ * A longer block's list rows: the values of its halves summed, the first BLOCK_VALUES of each list as
+ * the list ranks them (lists.ts). Parameters: site, res, at, then the halves' res and starts.
  */
 const valuesSql = `
 INSERT INTO analytics_dims (site, res, at, list, value, visitors, views)
@@ -59,12 +74,6 @@ SELECT ?1, ?2, ?3, list, value, visitors, views FROM (
   FROM (SELECT list, value, sum(visitors) AS visitors, sum(views) AS views FROM analytics_dims
         WHERE site = ?1 AND res = ?4 AND at IN (?5, ?6) GROUP BY list, value))
 WHERE rank <= ${BLOCK_VALUES}`;
-
-/** What a block of two days leaves out of each list. */
-const twoDaysSql = `
-INSERT INTO analytics_dim_blocks (site, res, at, list, day_rows, complete)
-SELECT ?1, ?2, ?3, list, count(*), count(DISTINCT value) <= ${BLOCK_VALUES} FROM analytics_dims
-WHERE site = ?1 AND res = ?4 AND at IN (?5, ?6) GROUP BY list`;
 
 /** What a longer block leaves out: what its halves left out, and the values beyond BLOCK_VALUES. */
 const longerSql = `
@@ -88,13 +97,125 @@ SELECT c.group_id, ?2, ?3, sum(c.n) FROM js_error_counts c JOIN js_error_groups 
 WHERE c.res = ?4 AND c.at IN (?5, ?6) AND g.site = ?1
 GROUP BY c.group_id HAVING sum(c.n) <> 0`;
 
+/** A longer block, from its halves: their list rows are BLOCK_VALUES a list at most. */
 function writeBlock(db: DatabaseSync, site: string, block: Block): void {
   const [first, second] = halvesOf(block);
   const params = [site, block.res, block.at, first.res, first.at, second.at] as const;
   statement(db, valuesSql).run(...params);
-  statement(db, first.res === 'd' ? twoDaysSql : longerSql).run(...params);
+  statement(db, longerSql).run(...params);
   statement(db, vitalsSql).run(...params);
   statement(db, errorsSql).run(...params);
+}
+
+/**
+ * A block of two days being written, between writer jobs: its lists are written one after the other
+ * (in the order of analyticsLists), each in runs of values in the order of the primary key. A value's
+ * rows of both days are in the same run, so each run's first BLOCK_VALUES hold the list's first
+ * BLOCK_VALUES: each is added to the block's rows, which are then cut back to the first BLOCK_VALUES.
+ */
+export type TwoDaysUnderWay = {
+  block: Block;
+  /** The list being written, as an index of analyticsLists. */
+  list: number;
+  /** The first value of the list not written yet: '' at its start (every text is at least ''). */
+  from: string;
+  /** The list's day rows and values read so far. */
+  dayRows: number;
+  values: number;
+};
+
+/** The rows of the run: list `?6` on the block's days `?4` and `?5`, values from `?7` (up to `?8`). */
+const runOf = (last: boolean) =>
+  `analytics_dims WHERE site = ?1 AND res = 'd' AND at IN (?4, ?5) AND list = ?6 AND value >= ?7${last ? '' : ' AND value < ?8'}`;
+
+/**
+ * The run's first BLOCK_VALUES values, summed, that rank before the block's last kept value when it
+ * has BLOCK_VALUES already (only those can stay; `kept` is MATERIALIZED so that it is found once, not
+ * for every row). Parameters: site, res, at, the days, list, from, to.
+ */
+const runSqls = (last: boolean) => ({
+  values: `
+INSERT INTO analytics_dims (site, res, at, list, value, visitors, views)
+WITH kept AS MATERIALIZED (
+  SELECT ${countOf('?6')} AS n, value FROM analytics_dims WHERE site = ?1 AND res = ?2 AND at = ?3 AND list = ?6
+  ORDER BY n DESC, value LIMIT 1 OFFSET ${BLOCK_VALUES - 1})
+SELECT ?1, ?2, ?3, ?6, value, visitors, views FROM (
+  SELECT value, visitors, views, ${countOf('?6')} AS n, ${rankOf('?6')} AS rank
+  FROM (SELECT value, sum(visitors) AS visitors, sum(views) AS views FROM ${runOf(last)} GROUP BY value)) AS r
+WHERE rank <= ${BLOCK_VALUES} AND NOT EXISTS (
+  SELECT 1 FROM kept WHERE kept.n > r.n OR (kept.n = r.n AND kept.value < r.value))`,
+  counts: `SELECT count(*) AS day_rows, count(DISTINCT value) AS "values" FROM ${runOf(last)}`,
+});
+const runs = { to: runSqls(false), last: runSqls(true) };
+const countsRow = mapper({ dayRows: int, values: int });
+
+/**
+ * Where a run of list `?4` from `?5` stops: the first value `?6` rows on in either day `?2` or `?3`
+ * (SQLite's order of text, not JavaScript's); null when both have fewer.
+ */
+const runEndSql = `
+SELECT min(value) FROM (
+  SELECT * FROM (SELECT value FROM analytics_dims WHERE site = ?1 AND res = 'd' AND at = ?2 AND list = ?4
+                 AND value >= ?5 ORDER BY value LIMIT 1 OFFSET ?6)
+  UNION ALL
+  SELECT * FROM (SELECT value FROM analytics_dims WHERE site = ?1 AND res = 'd' AND at = ?3 AND list = ?4
+                 AND value >= ?5 ORDER BY value LIMIT 1 OFFSET ?6))`;
+
+/** Cuts a block's rows of list `?4` back to its first BLOCK_VALUES. */
+const cutSql = `
+DELETE FROM analytics_dims WHERE site = ?1 AND res = ?2 AND at = ?3 AND list = ?4 AND value IN (
+  SELECT value FROM (SELECT value, ${rankOf('?4')} AS rank FROM analytics_dims
+                     WHERE site = ?1 AND res = ?2 AND at = ?3 AND list = ?4)
+  WHERE rank > ${BLOCK_VALUES})`;
+
+/**
+ * Starts a block of two days: rows of it left by a pass that stopped part way (a server stopped, a
+ * job that failed) are deleted first, as nothing reads a block before it is written.
+ */
+function startTwoDays(db: DatabaseSync, site: string, block: Block): TwoDaysUnderWay {
+  for (const table of ['analytics_dims', 'analytics_dim_blocks'] as const)
+    statement(db, `DELETE FROM ${table} WHERE site = ? AND res = ? AND at = ?`).run(
+      site,
+      block.res,
+      block.at,
+    );
+  return { block, list: 0, from: '', dayRows: 0, values: 0 };
+}
+
+/**
+ * Writes the next run of values of a block of two days, at most STEP_ROWS day rows; once its lists
+ * are written, its Web Vitals and error counts. Returns what is left under way, null when the block is
+ * written.
+ */
+function stepTwoDays(db: DatabaseSync, site: string, underWay: TwoDaysUnderWay): TwoDaysUnderWay | null {
+  const { block } = underWay;
+  const [first, second] = halvesOf(block);
+  const list = analyticsLists[underWay.list];
+  if (list === undefined) {
+    const params = [site, block.res, block.at, first.res, first.at, second.at] as const;
+    statement(db, vitalsSql).run(...params);
+    statement(db, errorsSql).run(...params);
+    return null;
+  }
+  // Each day has at most STEP_ROWS / 2 rows in the run.
+  const days = [first.at, second.at] as const;
+  const to = scalar(db, runEndSql, nullable(text), site, ...days, list, underWay.from, STEP_ROWS / 2);
+  const params = [site, block.res, block.at, first.at, second.at, list, underWay.from] as const;
+  const sqls = to === null ? runs.last : runs.to;
+  const tail = to === null ? [] : [to];
+  const added = statement(db, sqls.values).run(...params, ...tail).changes;
+  const run = one(db, sqls.counts, countsRow, ...params, ...tail)!;
+  const dayRows = underWay.dayRows + run.dayRows;
+  const values = underWay.values + run.values;
+  if (values > BLOCK_VALUES && Number(added) > 0) statement(db, cutSql).run(site, block.res, block.at, list);
+  if (to !== null) return { ...underWay, from: to, dayRows, values };
+  if (dayRows > 0) {
+    statement(
+      db,
+      'INSERT INTO analytics_dim_blocks (site, res, at, list, day_rows, complete) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(site, block.res, block.at, list, dayRows, values <= BLOCK_VALUES ? 1 : 0);
+  }
+  return { block, list: underWay.list + 1, from: '', dayRows: 0, values: 0 };
 }
 
 /** Starts the blocks of `site` at its first day with data; null when it has none. */
@@ -112,22 +233,33 @@ function startBlocks(db: DatabaseSync, site: string): BlocksWritten | null {
 /**
  * Writes the blocks of `site` not written yet whose days are before `daysOver`, one at a time
  * (nextBlock: shortest first, each once its halves are), until `deadline` (`performance.now()`)
- * passes. Returns true when none is left. The first pass over a site (a new site, or data from before
- * migration 020) starts at its first day.
+ * passes: a longer block at once, a block of two days in steps, starting from `underWay`, the block
+ * of two days the last call left under way. Returns whether none is left, and what is under way. The
+ * first pass over a site (a new site, or data from before migration 020) starts at its first day.
  */
-export function writeSiteBlocks(db: DatabaseSync, site: string, daysOver: number, deadline: number): boolean {
+export function writeSiteBlocks(
+  db: DatabaseSync,
+  site: string,
+  daysOver: number,
+  deadline: number,
+  underWay: TwoDaysUnderWay | null = null,
+): { done: boolean; underWay: TwoDaysUnderWay | null } {
   const written = blocksWritten(db, site) ?? startBlocks(db, site);
-  if (!written) return true;
+  if (!written) return { done: true, underWay: null };
   const until = new Map(written.until);
   const advance = statement(db, 'UPDATE analytics_blocks_written SET until = ? WHERE site = ? AND res = ?');
+  let step = underWay;
   for (;;) {
-    const block = nextBlock({ since: written.since, until }, daysOver);
-    if (!block) return true;
-    writeBlock(db, site, block);
-    const end = block.at + daysIn(block) * DAY;
-    until.set(block.res, end);
-    advance.run(end, site, block.res);
-    if (performance.now() >= deadline) return false;
+    const block = step?.block ?? nextBlock({ since: written.since, until }, daysOver);
+    if (!block) return { done: true, underWay: null };
+    if (block.res === blockRes(2)) step = stepTwoDays(db, site, step ?? startTwoDays(db, site, block));
+    else writeBlock(db, site, block);
+    if (step === null) {
+      const end = block.at + daysIn(block) * DAY;
+      until.set(block.res, end);
+      advance.run(end, site, block.res);
+    }
+    if (performance.now() >= deadline) return { done: false, underWay: step };
   }
 }
 
@@ -147,13 +279,17 @@ export async function writeDayBlocks(
   });
   let jobs = 0;
   for (const site of sites) {
+    // Kept once its job commits: a job rolled back ends the pass.
+    let underWay: TwoDaysUnderWay | null = null;
     for (;;) {
       if (options.stopped?.()) return { jobs };
-      const done = await writer.run((db) =>
-        writeSiteBlocks(db, site, daysOver, performance.now() + BLOCK_JOB_MS),
+      const from: TwoDaysUnderWay | null = underWay;
+      const pass: ReturnType<typeof writeSiteBlocks> = await writer.run((db) =>
+        writeSiteBlocks(db, site, daysOver, performance.now() + BLOCK_JOB_MS, from),
       );
       jobs++;
-      if (done) break;
+      if (pass.done) break;
+      underWay = pass.underWay;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -41,8 +41,9 @@ function pruneVisits(db: DatabaseSync, cutoff: number, limit: number): number {
 const groupRow = mapper({ id: int });
 
 /**
- * Deletes the error groups of `site` not seen since before `cutoff`, with their counts (only daily
- * ones are left by then), until about `limit` rows are deleted. Returns the rows deleted.
+ * Deletes the error groups of `site` not seen since before `cutoff`, with their counts (daily ones
+ * and those of blocks of days: hourly ones are gone by then), until about `limit` rows are deleted.
+ * Returns the rows deleted.
  */
 function pruneErrorGroups(db: DatabaseSync, site: string, cutoff: number, limit: number): number {
   const groups = all(

@@ -1,8 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type VitalName, vitalNames } from '../../protocol/analytics.ts';
+import { HOUR } from '../checks/rollups.ts';
 import { exists, int, json, mapper, nullable, one } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import type { BatchRollups } from './rollups.ts';
+import { type BatchRollups, hourOf } from './rollups.ts';
 import { vitalBucket } from './vitals.ts';
 
 /**
@@ -21,17 +22,29 @@ export function hasViewed(db: DatabaseSync, site: string, visitor: string, page:
   );
 }
 
+/** Milliseconds a view tries for a free one: beyond, the job throws and the writer rolls it back. */
+export const VIEW_TRIES = 1_000;
+
 /**
- * Stores a page view at `ts`, or at the next millisecond free for this visitor and page: people behind
- * one address with the same browser are one visitor, and two of them may open a page in the same
- * millisecond. Every view answered is stored and counted (the tracker itself sends one view per path).
+ * Stores a page view at `ts`, or at the nearest millisecond free for this visitor and page: people
+ * behind one address with the same browser are one visitor, and two of them may open a page in the
+ * same millisecond. Every view answered is stored and counted (the tracker itself sends one view per
+ * path). The next ones up to the end of the hour are tried, then the ones before `ts`: a view stays in
+ * the hour it is counted in, where its Web Vitals are counted too (countVitals). Only a key taken is
+ * passed over; any other failure throws.
  */
 export function insertView(db: DatabaseSync, site: string, visitor: string, page: string, ts: number): void {
   const insert = statement(
     db,
-    'INSERT OR IGNORE INTO analytics_views (site, visitor, page, ts) VALUES (?, ?, ?, ?)',
+    `INSERT INTO analytics_views (site, visitor, page, ts) VALUES (?, ?, ?, ?)
+     ON CONFLICT (site, visitor, page, ts) DO NOTHING`,
   );
-  for (let at = ts; insert.run(site, visitor, page, at).changes === 0; at++);
+  const up = hourOf(ts) + HOUR - ts;
+  for (let i = 0; i < VIEW_TRIES; i++) {
+    const at = i < up ? ts + i : ts - (i - up + 1);
+    if (insert.run(site, visitor, page, at).changes > 0) return;
+  }
+  throw new Error(`no free millisecond for a view of ${page} within ${VIEW_TRIES} of ${ts}`);
 }
 
 /** Metric → histogram bucket, as stored in `analytics_views.vitals`. */

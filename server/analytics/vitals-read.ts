@@ -1,11 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type VitalName, type VitalRead, type VitalsRead, vitalNames } from '../../protocol/analytics.ts';
-import { DAY } from '../checks/rollups.ts';
 import { all, int, mapper, oneOf, text } from '../store/rows.ts';
-import type { Piece } from './blocks.ts';
+import { dayPieces, type Piece } from './blocks.ts';
 import { piecesParam } from './pieces.ts';
 import type { ReadSpan } from './ranges.ts';
 import { pageVitalsKeptFrom } from './retention.ts';
+import { dayOf } from './rollups.ts';
 import { p75, vitalRating } from './vitals.ts';
 
 /** The page of the histograms over every page. */
@@ -67,14 +67,6 @@ function vitalsOf(histogramOf: (metric: VitalName) => Map<number, number> | unde
 
 export const noVitals = (): VitalsRead => vitalsOf(() => undefined);
 
-/** The UTC days a span touches: single pages' Web Vitals are kept by the day only (retention.ts). */
-function daysOf(span: ReadSpan): Piece[] {
-  const days: Piece[] = [];
-  for (let day = Math.floor(span.from / DAY) * DAY; day < span.to; day += DAY)
-    days.push({ res: 'd', at: day });
-  return days;
-}
-
 /**
  * Web Vitals at p75 over the span: over every page (from the read's pieces), and for each of `pages`
  * (the most viewed, in their order) over the days the span touches. Single pages' are kept for
@@ -96,6 +88,7 @@ export function readVitals(
   }
   if (site === null || span.buckets.length === 0) return { overall: noVitals(), pages: [] };
   const overall = readHistograms(db, site, pieces, [EVERY_PAGE]).get(EVERY_PAGE)!;
-  const byPage = readHistograms(db, site, daysOf(span), pages);
+  // Single pages' Web Vitals are kept by the day only (retention.ts): the days the span touches.
+  const byPage = readHistograms(db, site, dayPieces(dayOf(span.from), span.to, null), pages);
   return { overall, pages: pages.map((page) => ({ page, vitals: byPage.get(page)! })) };
 }

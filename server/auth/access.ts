@@ -31,7 +31,10 @@ export type Access =
  * Routes whose handler authenticates by its own means (an agent's token, a ping URL, a signature, a
  * site's domain): mon's credentials are not even looked at, and the caller is nobody.
  */
-export const ownAuthentication: ReadonlySet<Access> = new Set<Access>(['host', 'ping', 'hmac', 'site']);
+const ownTerms = ['host', 'ping', 'hmac', 'site'] as const satisfies readonly Access[];
+export const ownAuthentication: ReadonlySet<Access> = new Set<Access>(ownTerms);
+const authenticatesItself = (access: Access): access is (typeof ownTerms)[number] =>
+  ownAuthentication.has(access);
 
 export { type Role, type TokenScope, tokenScopes } from '../../protocol/accounts.ts';
 
@@ -152,15 +155,7 @@ export function accessOf(method: string, url: string): Access | undefined {
 
 /** Decides whether `principal` may call a route with access term `access`; returns the refusal or null. */
 export function refusal(access: Access, principal: Principal | null): Problem | null {
-  switch (access) {
-    case 'none':
-    case 'setup':
-    case 'host':
-    case 'ping':
-    case 'hmac':
-    case 'site':
-      return null;
-  }
+  if (access === 'none' || access === 'setup' || authenticatesItself(access)) return null;
   if (!principal) return unauthorized();
   if (principal.kind === 'token') {
     const { scope } = principal;

@@ -48,8 +48,8 @@ CREATE INDEX analytics_sessions_by_site_start ON analytics_sessions (site, start
 -- A page view. `vitals`: the Web Vitals reported for the view (JSON, metric → histogram bucket of
 -- server/analytics/vitals.ts): the tracker sends them once per page load, with its first engagement
 -- event; should a second report reach the same view, it replaces the first. A view of one page by one
--- visitor in a millisecond already taken takes the next one. No index by time: a visitor's views go with their
--- visits (server/analytics/housekeeping.ts).
+-- visitor in a millisecond already taken takes the nearest free one in its hour. No index by time: a
+-- visitor's views go with their visits (server/analytics/housekeeping.ts).
 CREATE TABLE analytics_views (
   site TEXT NOT NULL,
   visitor TEXT NOT NULL,

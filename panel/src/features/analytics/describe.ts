@@ -75,15 +75,15 @@ const counts = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 export const formatCount = (n: number) => counts.format(n);
 
 /**
- * How many values a list has: "1,204", or "at least 1,204" when the range was too long to count every
- * value of every day (the list is not `exact`).
+ * How many values a list has: "1,204", or "at least 1,204" when the range had too many values to
+ * count every one of every day (the list is not `exact`).
  */
 export const listTotalText = (list: AnalyticsRows) =>
   list.exact ? formatCount(list.total) : `at least ${formatCount(list.total)}`;
 
 /** What a list that is not exact leaves out, for its title. */
 export const NOT_EXACT_NOTE =
-  'Over a range this long each period keeps its first 1,000 values: values beyond them are missing, or their counts short.';
+  'With this many values over this range, each period keeps its first 1,000: values beyond them are missing, or their counts short.';
 
 export type Change = {
   /** "+12%", "−3 pts", "new", "no change", or "–" when there is nothing to compare. */

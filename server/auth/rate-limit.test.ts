@@ -22,3 +22,19 @@ test('the number of remembered keys is bounded', () => {
   for (let i = 0; i < 1000; i++) limiter.take(`k${i}`);
   assert.ok(limiter.size <= 100);
 });
+
+test('a full map frees a tenth at once, the least recently used, so that new keys do not each scan it', async () => {
+  const clock = new FakeClock();
+  const limiter = new RateLimiter({ burst: 2, perSecond: 1, clock, maxKeys: 100 });
+  limiter.take('k0');
+  await clock.advance(1000);
+  // k0 is full again; k1 to k99 have a token left.
+  for (let i = 1; i < 100; i++) limiter.take(`k${i}`);
+  assert.equal(limiter.size, 100);
+  limiter.take('new');
+  assert.equal(limiter.size, 91, 'a tenth freed, not only the one bucket full again');
+  assert.deepEqual(limiter.take('k99'), { ok: true }, 'the most recent keep their buckets');
+  assert.equal(limiter.take('k99').ok, false);
+  assert.deepEqual(limiter.take('k1'), { ok: true }, 'the least recent start over');
+  assert.deepEqual(limiter.take('k1'), { ok: true });
+});

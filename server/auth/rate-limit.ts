@@ -47,17 +47,20 @@ export class RateLimiter {
     return this.buckets.size;
   }
 
+  /**
+   * Drops the buckets that are full again, then the least recently used until a tenth of the map is
+   * free: the next new keys then add without a scan. Freeing only the few buckets just refilled would
+   * scan the whole map for nearly every new key, which many addresses at once (a flood, a busy site)
+   * turned into most of the server's time.
+   */
   private prune(now: number): void {
     for (const [key, b] of this.buckets) {
       if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.burst) this.buckets.delete(key);
     }
-    // Still full: drop the least recently used tenth.
-    if (this.buckets.size >= this.maxKeys) {
-      let drop = Math.max(1, Math.floor(this.maxKeys / 10));
-      for (const key of this.buckets.keys()) {
-        if (drop-- <= 0) break;
-        this.buckets.delete(key);
-      }
+    const keep = this.maxKeys - Math.max(1, Math.floor(this.maxKeys / 10));
+    for (const key of this.buckets.keys()) {
+      if (this.buckets.size <= keep) break;
+      this.buckets.delete(key);
     }
   }
 }

@@ -39,23 +39,24 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
       minify: true,
       keepNames: true,
       charset: 'ascii',
-      banner: `#!/usr/bin/env node\n// mon agent ${packageJson.version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs`,
     },
   });
   if (problems.length > 0)
     throw new Error(`the agent bundle would import what a host lacks: ${problems.join('; ')}`);
   const [chunk] = output;
   if (chunk?.type !== 'chunk' || output.length !== 1) throw new Error('the agent bundle is not one file');
+  // Put on after the build: the minifier would drop the comment.
+  const code = `#!/usr/bin/env node\n// mon agent ${packageJson.version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\n${chunk.code}`;
   // Whole or not at all: the server may be serving the file meanwhile.
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(temp, chunk.code, { mode: 0o644 });
+    await writeFile(temp, code, { mode: 0o644 });
     await rename(temp, file);
   } finally {
     await rm(temp, { force: true });
   }
-  return { file, bytes: Buffer.byteLength(chunk.code) };
+  return { file, bytes: Buffer.byteLength(code) };
 }
 
 const BUILTIN = '\0mon-builtin:';

@@ -1,4 +1,5 @@
 import type { LogFrame } from '../protocol/agent.ts';
+import { isoTime } from '../protocol/iso-time.ts';
 
 export type LogLevel = LogFrame['lines'][number]['level'];
 export type LogLine = LogFrame['lines'][number];
@@ -39,7 +40,7 @@ export function createAgentLog(
       level,
       text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text,
     };
-    write(`${new Date(line.ts).toISOString()} ${level} ${line.text}\n`);
+    write(`${isoTime(line.ts)} ${level} ${line.text}\n`);
     lines.push(line);
     if (lines.length > keep) lines.shift();
     unsent = Math.min(unsent + 1, lines.length);

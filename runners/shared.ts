@@ -134,8 +134,5 @@ export function daysFromNow(expires: number, now: number): string {
   return days === 0 ? 'within a day' : `in ${days} day${days === 1 ? '' : 's'}`;
 }
 
-export function isoDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
+export { isoDate } from '../protocol/iso-time.ts';
 export { DAY_MS };

@@ -3,14 +3,13 @@ import {
   closeSync,
   constants,
   existsSync,
-  fsync,
   mkdirSync,
-  open,
   openSync,
   readdirSync,
   readFileSync,
   statSync,
 } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startCheckpoints, WRITER_CHECKPOINT_PAGES } from './checkpoints.ts';
@@ -117,7 +116,7 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
       read.close();
       write.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       write.close();
-      wal?.close();
+      await wal?.close();
     },
   };
 }
@@ -130,41 +129,36 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
  * The file exists once a commit wrote it; on first use its directory is synced too, so that the file
  * itself survives a power cut (SQLite's NORMAL syncs it only at the first checkpoint).
  */
-function walSync(file: string): {
-  sync(done: (error: Error | null) => void): void;
-  close(): void;
-} {
-  let wal: number | null = null;
-  const syncWal = (done: (error: Error | null) => void) => fsync(wal!, (error) => done(error));
-  const sync = (done: (error: Error | null) => void) => {
-    if (wal !== null) {
-      syncWal(done);
-      return;
+function walSync(file: string): { sync(): Promise<void>; close(): Promise<void> } {
+  let wal: Promise<FileHandle> | null = null;
+  const openWal = async () => {
+    const handle = await open(`${file}-wal`, 'r');
+    try {
+      const dir = await open(dirname(file), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    } catch (error) {
+      await handle.close();
+      throw error;
     }
-    open(`${file}-wal`, 'r', (error, fd) => {
-      if (error) return done(error);
-      open(dirname(file), 'r', (dirError, dir) => {
-        if (dirError) {
-          closeSync(fd);
-          return done(dirError);
-        }
-        fsync(dir, (syncError) => {
-          closeSync(dir);
-          if (syncError) {
-            closeSync(fd);
-            return done(syncError);
-          }
-          wal = fd;
-          syncWal(done);
-        });
-      });
-    });
+    return handle;
   };
   return {
-    sync,
-    close() {
-      if (wal !== null) closeSync(wal);
+    async sync() {
+      // A WAL that could not be opened is tried again at the next sync.
+      wal ??= openWal().catch((error: unknown) => {
+        wal = null;
+        throw error;
+      });
+      await (await wal).sync();
+    },
+    async close() {
+      const opened = wal;
       wal = null;
+      await (await opened?.catch(() => null))?.close();
     },
   };
 }

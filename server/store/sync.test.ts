@@ -17,7 +17,7 @@ function heldSyncs(file: string) {
   const db = new DatabaseSync(file);
   db.exec('CREATE TABLE t (v INTEGER)');
   const writer = new Writer(db, {
-    sync: (done) => waiting.push(done),
+    sync: () => new Promise<void>((resolve, reject) => waiting.push((e) => (e ? reject(e) : resolve()))),
     onFailure: (error) => failures.push(error),
   });
   const insert = (v: number, log: string[]) =>

@@ -94,11 +94,8 @@ export type WriterOptions = {
    * thread pool, with the connection at `synchronous = NORMAL`). Jobs settle, and their after-commit
    * hooks run, once the sync that followed their commit is done. Without it, COMMIT itself syncs.
    */
-  sync?: (done: (error: Error | null) => void) => void;
+  sync?: () => Promise<void>;
 };
-
-/** A committed batch waiting for its sync: its jobs settle once it is on disk. */
-type Committed = { batch: Job[]; ran: Ran[] };
 
 /** First retry after a lock held elsewhere; doubles up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 10;
@@ -125,8 +122,8 @@ export class Writer {
   private readonly onFailure: (error: unknown) => void;
   private readonly onInvalidate: (keys: LiveKey[]) => void;
   private readonly sync: WriterOptions['sync'];
-  /** Committed batches the running sync does not cover yet, and whether a sync is running. */
-  private unsynced: Committed[] = [];
+  /** Jobs of committed batches the running sync does not cover yet. */
+  private unsynced: Ran[] = [];
   /** When the running sync began; null when none runs. */
   private syncingSince: number | null = null;
   /** Cancels the scheduled commit; null when none is scheduled. */
@@ -268,7 +265,7 @@ export class Writer {
     this.lastCommitAt = Date.now();
     this.onCommit(batch.length);
     if (this.sync) {
-      this.unsynced.push({ batch, ran });
+      this.unsynced.push(...ran);
       this.startSync();
     } else {
       this.failure = null;
@@ -286,7 +283,7 @@ export class Writer {
     const covered = this.unsynced;
     this.unsynced = [];
     this.syncingSince = Date.now();
-    this.sync((error) => {
+    const synced = (error: Error | null) => {
       this.syncingSince = null;
       if (error) {
         this.failure = error.message;
@@ -294,10 +291,14 @@ export class Writer {
       } else {
         this.failure = null;
       }
-      for (const { ran } of covered) this.settle(ran, error);
+      this.settle(covered, error);
       this.startSync();
       if (this.queue.length === 0) this.notifyIdle();
-    });
+    };
+    this.sync().then(
+      () => synced(null),
+      (error: unknown) => synced(error instanceof Error ? error : new Error(String(error))),
+    );
   }
 
   /**

@@ -1,15 +1,7 @@
 import { STATUS_CODES } from 'node:http';
+import { isoDate } from '../protocol/iso-time.ts';
 import type { Runner, RunOutcome } from './run.ts';
-import {
-  DAY_MS,
-  daysFromNow,
-  down,
-  isoDate,
-  networkDetail,
-  resolveTarget,
-  safe,
-  timedOut,
-} from './shared.ts';
+import { DAY_MS, daysFromNow, down, networkDetail, resolveTarget, safe, timedOut } from './shared.ts';
 
 export const DEFAULT_RDAP_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
 /** Registration expiring within this many days is degraded... */

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
 import type { Assertion } from '../protocol/check.ts';
+import { isoDate } from '../protocol/iso-time.ts';
 import { evaluate, needsBody, statusMatches } from './assertions.ts';
 import { agentFor, type Via } from './http-agents.ts';
 import { guardedLookup, RefusedTarget, refusedHost } from './link-local.ts';
@@ -11,7 +12,6 @@ import {
   DAY_MS,
   daysFromNow,
   down,
-  isoDate,
   networkDetail,
   resolveHeaders,
   resolveTarget,

@@ -134,5 +134,4 @@ export function daysFromNow(expires: number, now: number): string {
   return days === 0 ? 'within a day' : `in ${days} day${days === 1 ? '' : 's'}`;
 }
 
-export { isoDate } from '../protocol/iso-time.ts';
 export { DAY_MS };

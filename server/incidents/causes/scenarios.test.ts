@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isoDate } from '../../../runners/shared.ts';
+import { isoDate } from '../../../protocol/iso-time.ts';
 import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
 import { hostScenarios } from './host-scenarios.ts';
 import { fail, type Scenario, scenarioWorld, titles, up } from './scenario-world.ts';

@@ -336,6 +336,30 @@ describe('the script in Chromium', () => {
     await context.close();
   });
 
+  test('an error whose event would be over 8 KiB in bytes is sent with its stack cut, its message whole', async () => {
+    const shop = await site('long-errors.example');
+    const { context, page } = await visitor();
+    await page.goto(`${shop.url}/`);
+    await waitForEvents('long-errors.example', 'a view', (events) => views(events).length === 1);
+    // 2,000 characters of three bytes each, repeated at the top of the stack, deep in long-named frames.
+    await page.evaluate(() => {
+      const message = '错'.repeat(2500);
+      const name = 'a'.repeat(300);
+      const deep = new Function(
+        'message',
+        `return function ${name}(n) { if (n === 0) throw new Error(message); return ${name}(n - 1); }`,
+      )(message);
+      setTimeout(() => deep(12));
+    });
+    await waitForEvents('long-errors.example', 'the error', (events) => events.some((e) => e.k === 'x'));
+    const request = collector.to('/e').find((r) => r.json?.k === 'x' && r.json?.d === 'long-errors.example')!;
+    assert.ok(Buffer.byteLength(request.body) <= 8192, `${Buffer.byteLength(request.body)} bytes`);
+    const error = eventsOf('long-errors.example').find((e) => e.k === 'x')!;
+    assert.equal(error.m, '错'.repeat(2000));
+    assert.ok(error.st && error.st.length < 4000 && error.st.startsWith('Error: 错'), error.st);
+    await context.close();
+  });
+
   test('with data-dnt, a browser asking not to be tracked (Do Not Track or GPC) sends nothing', async () => {
     const snippet = (domain: string) =>
       `<script defer src="${collector.url}/b.js" data-domain="${domain}" data-dnt="true"></script>`;

@@ -38,7 +38,14 @@
     event.d = domain;
     event.u = cut(page, 2048);
     if (browser.webdriver) event.h = 1;
-    const body = JSON.stringify(event);
+    // mon refuses a body over 8 KiB (bytes, not characters): an error's stack, then its message, is
+    // halved until the event fits.
+    let body = JSON.stringify(event);
+    while (new Blob([body]).size > 8192 && (event.st || event.m)) {
+      const key = event.st ? 'st' : 'm';
+      event[key] = event[key].slice(0, event[key].length / 2);
+      body = JSON.stringify(event);
+    }
     const post = () => fetch(endpoint, { method: 'POST', body, keepalive: true }).catch(() => {});
     return after ? after.then(post) : post();
   };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { test } from 'node:test';
-import { MAX_TRACKER_BODY_BYTES } from '../../protocol/analytics.ts';
+import { type AnalyticsRead, MAX_TRACKER_BODY_BYTES } from '../../protocol/analytics.ts';
 import { within } from '../testing.ts';
 import { agents, BRITISH_ADDRESS, trackerServer, view } from './testkit.ts';
 
@@ -327,4 +327,42 @@ test('a chunked body without a length is cut off at 8 KiB while it is read', asy
   });
   assert.deepEqual(answer, { status: 413, origin: '*' });
   assert.equal(await kit.counter('ingestRejected', 'invalid'), 1);
+});
+
+test('the analytics read names an untrusted peer that forwards events and an address many visitors share', async (t) => {
+  const kit = await trackerServer({ toml: 'trusted_proxies = ["10.0.0.1"]\n' });
+  t.after(() => kit.dispose());
+  const chrome = (i: number) =>
+    `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.${i}.0 Safari/537.36`;
+  // 25 visitors behind one client address, forwarded by the trusted proxy.
+  for (let i = 0; i < 25; i++) {
+    const sent = await kit.send(view(), {
+      address: '10.0.0.1',
+      agent: chrome(i),
+      headers: { 'x-forwarded-for': '198.51.100.23' },
+    });
+    assert.equal(sent.status, 204);
+  }
+  // 5 events from a peer mon does not trust: it is taken for the visitor, and named as a proxy.
+  for (let i = 0; i < 5; i++) {
+    const sent = await kit.send(view(), {
+      address: '203.0.113.50',
+      agent: chrome(100 + i),
+      headers: { 'x-forwarded-for': `81.2.69.${i}` },
+    });
+    assert.equal(sent.status, 204);
+  }
+  const { sharedAddress } = (await kit.read('/api/v1/analytics?site=shop.example')) as AnalyticsRead;
+  assert.deepEqual(sharedAddress.forwarded, { address: '203.0.113.50', sharePercent: 16.7 });
+  assert.deepEqual(
+    { ...sharedAddress.proxy, sharePercent: 0 },
+    {
+      address: '198.51.100.0/24',
+      visitors: 25,
+      sharePercent: 0,
+    },
+  );
+  // 25 of 30 visitors; the site's count is an estimate (distinct-count.ts), never under the 25.
+  const share = sharedAddress.proxy!.sharePercent;
+  assert.ok(share >= 83.3 && share <= 100, String(share));
 });

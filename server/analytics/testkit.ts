@@ -40,9 +40,12 @@ export async function trackerServer(options: { toml?: string; maxWaitingEvents?:
   writeFileSync(configPath, `${options.toml ?? ''}[[service]]\nname = "shop"\nsites = ["shop.example"]\n`);
   const clock = new FakeClock(Date.UTC(2026, 2, 1, 12));
   const stored: TrackerItem[] = [];
+  const reader: Principal = { kind: 'token', tokenId: 't1', scope: 'read', label: 'test' };
   const server = await createTestServer({
     configPath,
     clock,
+    // API reads come from a read token; `/e` authenticates by its own means.
+    authenticate: async () => reader,
     ...(options.log ? { log: options.log } : {}),
     analytics: {
       ...(options.maxWaitingEvents ? { maxWaitingEvents: options.maxWaitingEvents } : {}),
@@ -75,12 +78,15 @@ export async function trackerServer(options: { toml?: string; maxWaitingEvents?:
     const { values } = await server.deps.metrics[name].get();
     return values.find((v) => Object.values(v.labels).includes(label))?.value ?? 0;
   };
+  /** A GET of the JSON API as a read token. */
+  const read = async (url: string) => JSON.parse((await server.app.inject({ method: 'GET', url })).body);
   return {
     server,
     clock,
     stored,
     send,
     counter,
+    read,
     async dispose() {
       await server.dispose();
       work.remove();

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Principal } from '../auth/access.ts';
 import { FakeClock } from '../clock.ts';
 import type { Log } from '../log.ts';
 import { createTestServer, tempDir } from '../testing.ts';

@@ -352,7 +352,10 @@ describe('the script in Chromium', () => {
       setTimeout(() => deep(12));
     });
     await waitForEvents('long-errors.example', 'the error', (events) => events.some((e) => e.k === 'x'));
-    const request = collector.to('/e').find((r) => r.json?.k === 'x' && r.json?.d === 'long-errors.example')!;
+    const request = collector.to('/e').find((r) => {
+      const { d, k } = (r.json ?? {}) as { d?: string; k?: string };
+      return k === 'x' && d === 'long-errors.example';
+    })!;
     assert.ok(Buffer.byteLength(request.body) <= 8192, `${Buffer.byteLength(request.body)} bytes`);
     const error = eventsOf('long-errors.example').find((e) => e.k === 'x')!;
     assert.equal(error.m, '错'.repeat(2000));

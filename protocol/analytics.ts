@@ -133,7 +133,7 @@ export type AnalyticsTotals = {
   visitors: number;
   views: number;
   visits: number;
-  /** Percent of visits with one page view and no engagement; null without visits. */
+  /** Percent of visits that did not engage (one page view, under 10 s engaged); null without visits. */
   bounce: number | null;
   /** Mean engaged time of a visit, ms; null without visits. */
   time: number | null;

@@ -202,8 +202,11 @@ export type AnalyticsRead = {
   dimensions: Record<AnalyticsList, AnalyticsRows>;
   /** p75 of the range over every page, and per page for the ten most viewed; `pages` is null when left out. */
   vitals: { overall: VitalsRead; pages: { page: string; vitals: VitalsRead }[] | null };
-  /** Error groups seen in the range, most occurrences first (at most 50). */
-  errors: ErrorGroupRead[];
+  /**
+   * Error groups seen in the range, most occurrences first (at most 50); null when left out (a group is
+   * kept until not seen for 35 days, so a range reaching further back would miss some).
+   */
+  errors: ErrorGroupRead[] | null;
   sharedAddress: SharedAddress;
   /**
    * Metrics left out because the range reaches back beyond what their data covers (raw data is kept

@@ -131,8 +131,8 @@ test('a visitor in Chromium shows in the analytics reads; a bot and an extension
   );
   assert.equal(visited.dimensions.utmSources.rows[0]?.value, 'newsletter');
   assert.equal(visited.dimensions.devices.rows[0]?.value, 'desktop');
-  assert.equal(visited.errors.length, 1, JSON.stringify(visited.errors));
-  const [error] = visited.errors;
+  assert.equal(visited.errors?.length, 1, JSON.stringify(visited.errors));
+  const [error] = visited.errors!;
   assert.equal(error?.type, 'TypeError');
   assert.match(error?.message ?? '', /boom/);
   assert.equal(error?.script, `${site.url}/app.js`);
@@ -169,7 +169,7 @@ test('a visitor in Chromium shows in the analytics reads; a bot and an extension
   assert.deepEqual(after.totals, visited.totals);
   assert.deepEqual(after.dimensions.pages, visited.dimensions.pages);
   assert.deepEqual(
-    after.errors.map((e) => e.count),
+    after.errors?.map((e) => e.count),
     [1],
   );
   assert.equal(

@@ -116,7 +116,7 @@ test('a deploy exactly an hour before the group is named; a week reads the daily
       ['h', Date.UTC(2026, 2, 6, 8), 2],
     ],
   });
-  const [group] = ((await get(`/api/v1/analytics?site=${SHOP}&range=7d`)).body as AnalyticsRead).errors;
+  const [group] = ((await get(`/api/v1/analytics?site=${SHOP}&range=7d`)).body as AnalyticsRead).errors!;
   assert.equal(group!.count, 6);
   assert.equal(group!.isNew, true);
   assert.equal(group!.deploy?.version, 'v9');
@@ -136,8 +136,31 @@ test('at most 50 groups, the most frequent', async () => {
       counts: [['h', TEN, i]],
     });
   }
-  const { errors } = (await get(`/api/v1/analytics?site=${SHOP}`)).body as AnalyticsRead;
+  const errors = ((await get(`/api/v1/analytics?site=${SHOP}`)).body as AnalyticsRead).errors!;
   assert.equal(errors.length, 50);
   assert.equal(errors[0]!.count, 55);
   assert.equal(errors.at(-1)!.count, 6);
+});
+
+test('a range reaching back beyond 35 days leaves the errors out: groups not seen since are deleted', async () => {
+  const { server: s, get } = await server();
+  await writeErrorGroup(s, {
+    site: SHOP,
+    fingerprint: 'f1',
+    message: 'boom',
+    firstSeen: NOW - 20 * DAY,
+    lastSeen: NOW - 20 * DAY,
+    counts: [['d', Math.floor((NOW - 20 * DAY) / DAY) * DAY, 3]],
+  });
+  const month = (await get(`/api/v1/analytics?site=${SHOP}&range=30d`)).body as AnalyticsRead;
+  assert.deepEqual(
+    month.errors?.map((g) => g.count),
+    [3],
+  );
+  assert.ok(!month.omitted.includes('errors'));
+  for (const range of ['range=1y', `from=${NOW - 35 * DAY - HOUR}&to=${NOW}`]) {
+    const long = (await get(`/api/v1/analytics?site=${SHOP}&${range}`)).body as AnalyticsRead;
+    assert.equal(long.errors, null, range);
+    assert.ok(long.omitted.includes('errors'), range);
+  }
 });

@@ -96,7 +96,7 @@ test('a week reads the daily rollups, one point per UTC day', async () => {
   assert.deepEqual(read.omitted, []);
 });
 
-test('beyond raw retention a day is read from its daily rollups; single pages’ Web Vitals are left out', async () => {
+test('beyond raw retention a day is read from its daily rollups; single pages’ Web Vitals and errors are left out', async () => {
   const { server: s, get } = await server();
   const day = Date.UTC(2026, 0, 5);
   await writeTotals(s, SHOP, 'd', day, {
@@ -123,7 +123,8 @@ test('beyond raw retention a day is read from its daily rollups; single pages’
     exact: true,
   });
   assert.equal(read.vitals.pages, null);
-  assert.deepEqual(read.omitted, ['vitals.pages']);
+  assert.equal(read.errors, null);
+  assert.deepEqual(read.omitted, ['vitals.pages', 'errors']);
 });
 
 test('the previous period of an hourly span is left out when its hours are no longer kept', async () => {

@@ -10,6 +10,7 @@ import { readErrorGroups } from './error-reads.ts';
 import { readDimensions, readList } from './lists.ts';
 import { spanPieces } from './pieces.ts';
 import { previousSpan, readSpan } from './ranges.ts';
+import { errorGroupsKeptFrom } from './retention.ts';
 import { noTotals, readTotals, readTraffic } from './traffic.ts';
 import type { Sites } from './types.ts';
 import { readVitals } from './vitals-read.ts';
@@ -51,7 +52,13 @@ export function readAnalytics(
   const dimensions = readDimensions(db, domain, pieces);
   const topPages = dimensions.pages.rows.map((row) => row.value);
   const vitals = readVitals(db, domain, span, pieces, topPages, now);
-  const omitted = [...(previous ? [] : ['previous']), ...(vitals.pages === null ? ['vitals.pages'] : [])];
+  // Groups not seen for 35 days are gone with their counts: a range reaching further back would miss them.
+  const errors = span.from >= errorGroupsKeptFrom(now) ? readErrorGroups(db, site, span, pieces) : null;
+  const omitted = [
+    ...(previous ? [] : ['previous']),
+    ...(vitals.pages === null ? ['vitals.pages'] : []),
+    ...(errors === null ? ['errors'] : []),
+  ];
   return {
     site: domain,
     service: site?.service ?? null,
@@ -63,7 +70,7 @@ export function readAnalytics(
     series,
     dimensions,
     vitals,
-    errors: readErrorGroups(db, site, span, pieces),
+    errors,
     sharedAddress: input.sharedAddress,
     omitted,
   };

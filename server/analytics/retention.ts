@@ -34,6 +34,14 @@ export function pageVitalsKeptFrom(now: number): number {
   return Math.ceil((now - RAW_RETENTION_MS) / DAY) * DAY;
 }
 
+/**
+ * The earliest start of a range whose error groups are all still kept at `now`: housekeeping deletes a
+ * group (and its counts) only once it was not seen for RAW_RETENTION_MS before its run.
+ */
+export function errorGroupsKeptFrom(now: number): number {
+  return now - RAW_RETENTION_MS;
+}
+
 /** The Web Vitals kept per page: the Core Web Vitals. FCP and TTFB are kept for every page together only. */
 export const PAGE_VITALS: readonly VitalName[] = ['lcp', 'inp', 'cls'];
 

@@ -305,9 +305,10 @@ test('the range and the site switch keep each other; a long range says what it l
     await page.getByTestId('omitted').waitFor();
     assert.equal(
       await page.getByTestId('omitted').textContent(),
-      'Not shown for this range: per-page Web Vitals are not kept this far back.',
+      'Not shown for this range: per-page Web Vitals are not kept this far back; JavaScript errors are kept only until not seen for 35 days.',
     );
     assert.equal(await page.getByTestId('vitals-pages').count(), 0);
+    assert.equal(await page.getByTestId('errors').count(), 0);
     assert.equal(served.reads.at(-1)?.searchParams.get('range'), '1y');
     assert.match(String(await page.locator('[data-chart="traffic"] figcaption').textContent()), /per day/);
 

@@ -129,7 +129,7 @@ function NoSite({ canWrite, onAdded }: { canWrite: boolean; onAdded: (site: Site
 /** The read of one site: notices, totals and chart, top lists, Web Vitals, errors. */
 function SiteRead({ read: a, range }: { read: AnalyticsRead; range: Range }) {
   const site = a.site ?? '';
-  const empty = a.totals.views === 0 && a.errors.length === 0;
+  const empty = a.totals.views === 0 && (a.errors ?? []).length === 0;
   const omitted = omittedText(a.omitted);
   return (
     <>
@@ -177,7 +177,7 @@ function SiteRead({ read: a, range }: { read: AnalyticsRead; range: Range }) {
             ))}
           </div>
           <Vitals overall={a.vitals.overall} pages={a.vitals.pages} />
-          <ErrorGroups errors={a.errors} service={a.service} />
+          {a.errors ? <ErrorGroups errors={a.errors} service={a.service} /> : null}
         </>
       )}
     </>

@@ -208,4 +208,5 @@ export function omittedText(omitted: readonly string[]): string[] {
 
 const omittedWords: Record<string, string> = {
   'vitals.pages': 'per-page Web Vitals are not kept this far back',
+  errors: 'JavaScript errors are kept only until not seen for 35 days',
 };

@@ -1,4 +1,3 @@
-import type { VitalName } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 
 /**
@@ -6,10 +5,10 @@ import { DAY, HOUR } from '../checks/rollups.ts';
  *
  * - raw data (`analytics_sessions`, `analytics_views`) and hourly rollups (`res = 'h'` rows of
  *   `analytics_totals`, `analytics_dims`, `analytics_vitals`, `js_error_counts`): RAW_RETENTION_MS;
- * - Web Vitals of single pages (`analytics_vitals` rows with a `page`): the Core Web Vitals only
- *   (PAGE_VITALS), day rows only, for RAW_RETENTION_MS. A histogram per page, metric and bucket is
- *   most of the writer's work for a tracker event: by the hour, for good or for all five metrics it
- *   would be too much. Web Vitals of every page (`page = ''`) have hour and day rows like the others;
+ * - Web Vitals of single pages (`analytics_vitals` rows with a `page`): day rows only, for
+ *   RAW_RETENTION_MS. A histogram per page, metric and bucket is much of the writer's work for a
+ *   tracker event: by the hour or for good it would be too much. Web Vitals of every page
+ *   (`page = ''`) have hour and day rows like the others;
  * - error groups (`js_error_groups`) with their daily counts: until not seen for RAW_RETENTION_MS, so
  *   that made-up messages cannot add groups for good (error-groups.ts also caps new groups a day);
  * - daily rollups (`res = 'd'` rows of the others): for good, and so are the blocks of days made of
@@ -40,11 +39,4 @@ export function pageVitalsKeptFrom(now: number): number {
  */
 export function errorGroupsKeptFrom(now: number): number {
   return now - RAW_RETENTION_MS;
-}
-
-/** The Web Vitals kept per page: the Core Web Vitals. FCP and TTFB are kept for every page together only. */
-export const PAGE_VITALS: readonly VitalName[] = ['lcp', 'inp', 'cls'];
-
-export function isPageVital(metric: VitalName): boolean {
-  return PAGE_VITALS.includes(metric);
 }

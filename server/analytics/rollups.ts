@@ -2,13 +2,12 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { AnalyticsList, VitalName } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 import { statement } from '../store/statements.ts';
-import { isPageVital } from './retention.ts';
 
 /**
  * The rollups of a batch of tracker events, added up in memory by hour bucket first, then written with
  * one upsert per distinct row: the hour's (`res = 'h'`) and its UTC day's (`res = 'd'`). A batch of
  * 2,000 events thus writes a few hundred rows, not one per event and list. Web Vitals of single pages
- * have day rows only, of the Core Web Vitals only (retention.ts).
+ * have day rows only (retention.ts).
  */
 
 export const hourOf = (ts: number) => Math.floor(ts / HOUR) * HOUR;
@@ -118,11 +117,11 @@ export class BatchRollups {
 
   /**
    * Adds `n` (−1 takes a report back) to a Web Vitals bucket of every page, in the hour of `ts` (and
-   * its day), and for the Core Web Vitals (PAGE_VITALS) to the page's, in the day of `ts`.
+   * its day), and to the page's, in the day of `ts`.
    */
   vital(site: string, ts: number, page: string, metric: VitalName, bucket: number, n: number): void {
     addVital(this.vitalHours, { site, at: hourOf(ts), page: '', metric, bucket, n });
-    if (isPageVital(metric)) addVital(this.pageVitalDays, { site, at: dayOf(ts), page, metric, bucket, n });
+    addVital(this.pageVitalDays, { site, at: dayOf(ts), page, metric, bucket, n });
   }
 
   /** Writes the hour rows and their days' rows; rows that add nothing are skipped. */

@@ -59,6 +59,15 @@ test('a missing ping binary is down with a clear detail', async () => {
     [out.status, out.detail],
     ['down', 'ping is not installed on the server (Debian package iputils-ping)'],
   );
+  // Run by an agent, the detail names the agent's host.
+  const agent = await pingRunner(
+    checkOf({ kind: 'ping', target: '127.0.0.1' }),
+    contextOf({ where: 'agent', env: { PATH: '/nonexistent' } }),
+  );
+  assert.equal(
+    agent.detail,
+    "ping is not installed on the agent's host (Debian package iputils-ping, Alpine iputils)",
+  );
 });
 
 test('an aborted run reports the timeout', async () => {
@@ -82,7 +91,12 @@ test('ping without permission names net.ipv4.ping_group_range', async () => {
       contextOf({ env: { PATH: dir } }),
     );
     assert.equal(out.status, 'down');
-    assert.match(out.detail, /not permitted.*net\.ipv4\.ping_group_range/);
+    assert.match(out.detail, /not permitted for the server process.*net\.ipv4\.ping_group_range/);
+    const agent = await pingRunner(
+      checkOf({ kind: 'ping', target: '127.0.0.1' }),
+      contextOf({ where: 'agent', env: { PATH: dir } }),
+    );
+    assert.match(agent.detail, /not permitted for the agent process.*net\.ipv4\.ping_group_range/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { evaluate } from './assertions.ts';
 import { addressToReach } from './link-local.ts';
-import type { Runner, RunOutcome } from './run.ts';
+import type { RunContext, Runner, RunOutcome } from './run.ts';
 import { down, networkDetail, resolveTarget, safe, timedOut, worst } from './shared.ts';
 
 /** Echo requests sent per run. */
@@ -25,9 +25,14 @@ export function parsePing(output: string): PingSummary | null {
   };
 }
 
-const notPermitted =
-  'ping is not permitted for the server process: add its group to the kernel setting ' +
+const notPermitted = (where: RunContext['where']) =>
+  `ping is not permitted for the ${where} process: add its group to the kernel setting ` +
   'net.ipv4.ping_group_range (or give ping the cap_net_raw capability)';
+
+const notInstalled = {
+  server: 'ping is not installed on the server (Debian package iputils-ping)',
+  agent: "ping is not installed on the agent's host (Debian package iputils-ping, Alpine iputils)",
+} satisfies Record<RunContext['where'], string>;
 
 /**
  * Runs the system's `ping` (no root needed: unprivileged ICMP sockets). All replies: up; some missing:
@@ -55,9 +60,9 @@ export const pingRunner: Runner = safe(async (check, ctx) => {
   const args = ['-n', '-i', '0.2', '-c', String(PING_COUNT), ...wait, address];
   const { code, stdout, stderr, error } = await run(args, signal, check.timeoutMs, ctx.env.PATH);
   if (signal.aborted) return down(timedOut(check));
-  if (error?.code === 'ENOENT')
-    return down('ping is not installed on the server (Debian package iputils-ping)');
-  if (/operation not permitted|permission denied|socket: /i.test(stderr)) return down(notPermitted);
+  if (error?.code === 'ENOENT') return down(notInstalled[ctx.where]);
+  if (/operation not permitted|permission denied|socket: /i.test(stderr))
+    return down(notPermitted(ctx.where));
   const summary = parsePing(stdout);
   if (!summary) {
     const reason = lastLine(stderr) || lastLine(stdout) || `exit code ${code}`;

@@ -25,7 +25,7 @@ import { createTestServer, tempDir, within } from '../server/testing.ts';
  * The host agent end to end, with real processes: the server in this process (on a fake clock, on
  * loopback), the real agent process (`node agent/main.ts`) on a fake host (the fixture /proc and /sys
  * tree, the Docker Engine API double, the fixture systemctl), talking through a TCP proxy the test
- * cuts and restores while the agent keeps running. The server tells the agent to sample every second
+ * cuts and restores; the agent is stopped while cut off and started again once the way is back. The server tells the agent to sample every second
  * (a test-only server option) so that nothing waits 15 s.
  */
 
@@ -36,7 +36,7 @@ const hostRow = mapper({ latest: nullable(text), silentSince: nullable(int) });
 const rollupRow = mapper({ samples: int, cpu: int, cpuMax: nullable(int) });
 const resolvedRow = mapper({ resolvedAt: nullable(int) });
 
-test('an agent connects: its host gets data and runs its check; cut off, it spools, goes silent (checks unknown, an incident); back, it sends what it kept and the incident resolves', async () => {
+test('an agent connects: its host gets data and runs its check; cut off, it spools, goes silent (checks unknown, an incident); stopped and started again, it sends what it kept and the incident resolves', async () => {
   const clock = new FakeClock(Date.now());
   const server = await createTestServer({
     clock,
@@ -103,16 +103,18 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     };
 
     // Run as the install commands run it: with their Node flags.
-    agent = startAgentProcess(process.execPath, [...AGENT_NODE_FLAGS, 'agent/main.ts'], {
-      cwd: repo,
-      env: {
-        PATH: fakeHost.path,
-        MON_SERVER: proxy.url,
-        MON_TOKEN: token,
-        MON_HOST_ROOT: fakeHost.root,
-        MON_STATE_DIR: state.dir,
-      },
-    });
+    const startAgent = () =>
+      startAgentProcess(process.execPath, [...AGENT_NODE_FLAGS, 'agent/main.ts'], {
+        cwd: repo,
+        env: {
+          PATH: fakeHost.path,
+          MON_SERVER: proxy!.url,
+          MON_TOKEN: token,
+          MON_HOST_ROOT: fakeHost.root,
+          MON_STATE_DIR: state.dir,
+        },
+      });
+    agent = startAgent();
 
     // Connected: the host's charts have data, its containers and units are known, the check runs there.
     await within(15_000, 'samples with a CPU value stored', () => rollups().cpu >= 2);
@@ -144,10 +146,16 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     assert.equal(opened?.state, 'open');
     assert.deepEqual(opened?.hosts, ['web-1']);
 
-    // Back: what waited in the spool arrives, oldest first, and the silence ends.
-    const before = rollups().samples;
+    // The agent is stopped with frames in its spool; it keeps them on disk.
+    agent.child.kill('SIGTERM');
+    assert.deepEqual(await agent.exited, [0, null]);
     const kept = unsent();
+    assert.ok(kept.length >= 2, 'the spool outlives the process');
+
+    // Back, started again: what waited in the spool arrives, oldest first, and the silence ends.
+    const before = rollups().samples;
     proxy.restore();
+    agent = startAgent();
     await within(20_000, 'the spool sent', () => host().silentSince === null && spooled().length === 0);
     assert.ok(rollups().samples >= before + kept.length, 'every spooled sample is stored');
     assert.equal(rollups().cpuMax, 80, 'samples taken while cut off are in the rollups');

@@ -21,7 +21,7 @@ export function hostReaders(root: string): SampleReaders & { socketPath: string 
   return {
     host: createHostSampler({ root }),
     containers: createContainerReader({ socketPath }),
-    units: createUnitReader({}),
+    units: createUnitReader({ hostRoot: root }),
     socketPath,
   };
 }

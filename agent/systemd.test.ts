@@ -1,12 +1,22 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { unitSchema } from '../protocol/agent.ts';
 import { FakeClock } from '../server/clock.ts';
-import { type FakeUnit, startFakeSystemd, typicalUnits } from './fixtures/systemd-units.ts';
-import { createUnitReader, parseShow, SHOW_ARGS, unitOf } from './systemd.ts';
+import { tempDir } from '../server/testing.ts';
+import { type FakeUnit, showOutput, startFakeSystemd, typicalUnits } from './fixtures/systemd-units.ts';
+import { createUnitReader, parseShow, SHOW_ARGS, systemctlCommand, unitOf } from './systemd.ts';
 
 // systemd does not run on the machines these tests run on: the fixture systemctl stands in for it
 // (agent/fixtures/systemctl), printing what `systemctl show` prints for the units of its world.
@@ -147,6 +157,67 @@ test('no systemd gives null and says why, never a throw', async (t) => {
   const missing = createUnitReader({ systemctl: join(tmpdir(), 'mon-no-such-dir', 'systemctl') });
   assert.equal(await missing.read(0), null);
   assert.match(missing.problem() ?? '', /^no systemd units: .*\/systemctl: not found$/);
+});
+
+/**
+ * A host root as the Docker install's container sees it at /host: a shell, the libraries it links, and
+ * a systemctl that answers from the file `show.out` with shell built-ins only.
+ */
+function hostRootWithSystemctl(units: FakeUnit[]) {
+  const root = tempDir('mon-host-root-');
+  const shell = realpathSync('/bin/sh');
+  const libraries = execFileSync('ldd', [shell], { encoding: 'utf8' })
+    .split('\n')
+    .flatMap((line) => /(\/\S+) \(0x/.exec(line)?.[1] ?? []);
+  for (const file of [shell, ...libraries]) {
+    mkdirSync(join(root.dir, dirname(file)), { recursive: true });
+    copyFileSync(realpathSync(file), join(root.dir, file));
+  }
+  mkdirSync(join(root.dir, 'bin'), { recursive: true });
+  if (shell !== '/bin/sh') copyFileSync(shell, join(root.dir, 'bin/sh'));
+  mkdirSync(join(root.dir, 'usr/bin'), { recursive: true });
+  writeFileSync(
+    join(root.dir, 'usr/bin/systemctl'),
+    '#!/bin/sh\nprintf \'%s\\n\' "$*" > /calls\nwhile IFS= read -r line; do printf \'%s\\n\' "$line"; done < /show.out\n',
+    { mode: 0o755 },
+  );
+  writeFileSync(join(root.dir, 'show.out'), showOutput(units));
+  return root;
+}
+
+const canChroot = process.getuid?.() === 0 && existsSync('/usr/sbin/chroot') && existsSync('/usr/bin/ldd');
+test("without systemctl of its own, an agent whose host root is mounted elsewhere runs the host's inside it with chroot", {
+  skip: !canChroot && 'needs root and chroot',
+}, async (t) => {
+  const world = typicalUnits(20);
+  const root = hostRootWithSystemctl(world);
+  t.after(() => root.remove());
+  const path = process.env.PATH;
+  process.env.PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+  t.after(() => {
+    process.env.PATH = path;
+  });
+  const absent = join(tmpdir(), 'mon-no-such-dir', 'systemctl');
+  assert.deepEqual(systemctlCommand(root.dir, absent), {
+    command: 'chroot',
+    args: [root.dir, 'systemctl', ...SHOW_ARGS],
+  });
+  const reader = createUnitReader({ systemctl: absent, hostRoot: root.dir });
+  const units = await readAll(reader, 0);
+  assert.deepEqual(
+    [...units.keys()].sort(),
+    world
+      .filter((unit) => unit.load !== 'not-found')
+      .map((unit) => unit.name)
+      .sort(),
+  );
+  assert.equal(readFileSync(join(root.dir, 'calls'), 'utf8'), `${SHOW_ARGS.join(' ')}\n`);
+  // Not for the root the agent runs in, nor a host root without systemctl.
+  assert.equal(systemctlCommand('/', absent), null);
+  rmSync(join(root.dir, 'usr/bin/systemctl'));
+  assert.equal(systemctlCommand(root.dir, absent), null);
+  assert.equal(await reader.read(15_000), null);
+  assert.match(reader.problem() ?? '', /systemctl: not found$/);
 });
 
 // Where systemd runs, the real systemctl answers: this is for machines without it, like the ones tests run on.

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import type { UnitSample } from '../protocol/agent.ts';
 import { unitStates } from '../protocol/agent-constants.ts';
 
@@ -65,8 +65,26 @@ const MAX_UNITS = 10_000;
 
 type CpuMark = { nsec: number; at: number };
 
-export function createUnitReader(options: { systemctl?: string } = {}): UnitReader {
+/**
+ * The command that asks the host's systemd: systemctl from the PATH; else, for an agent whose host root
+ * is mounted elsewhere (the Docker install's container, which has no systemd of its own), the host's
+ * own systemctl run inside that root with chroot. There it reaches the host's systemd through its
+ * socket under `<root>/run/systemd`; chroot needs root and CAP_SYS_CHROOT, which Docker gives by
+ * default. Null when there is neither.
+ */
+export function systemctlCommand(
+  hostRoot: string,
+  systemctl = 'systemctl',
+): { command: string; args: string[] } | null {
+  if (runnable(systemctl)) return { command: systemctl, args: SHOW_ARGS };
+  const hosts = ['usr/bin/systemctl', 'bin/systemctl'].some((file) => runnable(join(hostRoot, file)));
+  if (resolvePath(hostRoot) === '/' || !hosts || !runnable('chroot')) return null;
+  return { command: 'chroot', args: [hostRoot, 'systemctl', ...SHOW_ARGS] };
+}
+
+export function createUnitReader(options: { systemctl?: string; hostRoot?: string } = {}): UnitReader {
   const systemctl = options.systemctl ?? 'systemctl';
+  const hostRoot = options.hostRoot ?? '/';
   const cpuMarks = new Map<string, CpuMark>();
   let lastProblem: string | null = null;
 
@@ -83,7 +101,10 @@ export function createUnitReader(options: { systemctl?: string } = {}): UnitRead
 
   return {
     async read(ts) {
-      const answer = await run(systemctl, SHOW_ARGS);
+      const how = systemctlCommand(hostRoot, systemctl);
+      const answer = how
+        ? await run(how.command, how.args)
+        : { stdout: '', problem: `${systemctl}: not found`, stopped: true };
       const blocks = answer.stopped ? [] : parseShow(answer.stdout);
       // A non-zero exit with units listed (one unit that could not be read) still gives the others.
       if (answer.problem !== null && blocks.length === 0) {
@@ -173,8 +194,7 @@ async function run(
   command: string,
   args: string[],
 ): Promise<{ stdout: string; problem: string | null; stopped: boolean }> {
-  // A host without systemctl (the Docker install's container) never loads node:child_process.
-  if (!runnable(command)) return { stdout: '', problem: `${command}: not found`, stopped: true };
+  // A host without systemctl never loads node:child_process.
   const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     const out: Buffer[] = [];

@@ -138,7 +138,7 @@ async function underLoad(dir: string): Promise<BenchRow[]> {
 }
 
 /** Runs the load generator in its own process; `onPhase` hears each phase as it begins. */
-function runLoad(plan: LoadPlan, onPhase: (phase: Phase) => void): Promise<LoadReport> {
+export function runLoad(plan: LoadPlan, onPhase: (phase: Phase) => void): Promise<LoadReport> {
   const load = fork(join(import.meta.dirname, 'analytics-load.ts'), [JSON.stringify(plan)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

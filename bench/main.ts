@@ -17,6 +17,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./agent.ts'),
   () => import('./analytics-reads.ts'),
   () => import('./analytics.ts'),
+  () => import('./http-floor.ts'),
 ];
 
 const only = process.argv.slice(2);

@@ -1,117 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { type TrackerEvent, trackerEventSchema } from '../../protocol/analytics.ts';
+import type { TrackerEvent } from '../../protocol/analytics.ts';
 import { launchChromium } from '../../test/panel/harness.ts';
-import { type Answer, type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
-import { within } from '../testing.ts';
-import {
-  errorLine,
-  recordTrackerPosts,
-  rejectionLine,
-  startTestSite,
-  visitorSwitches,
-} from './fixtures/site.ts';
-import { trackerScript, trackerSnippet } from './tracker.ts';
+import { startTrackerBrowser, type TrackerBrowser, views } from './fixtures/tracker-browser.ts';
 
 describe('the script in Chromium', () => {
-  /** Serves the script as mon does (`trackerScript()`) and records the events posted to it. */
-  let collector: Receiver;
-  /** A browser as a visitor has it: `navigator.webdriver` false. */
-  let browser: Browser;
-  const sites: Receiver[] = [];
-  /** When engaged time of order.example was answered. */
-  const answeredAt: number[] = [];
-
+  let kit: TrackerBrowser;
   before(async () => {
-    const script = await trackerScript();
-    collector = await startReceiver();
-    collector.answer = (request): Answer | Promise<Answer> => {
-      if (request.method === 'GET' && (request.path === '/b.js' || request.path === '/script.js'))
-        return { status: 200, body: script, headers: { 'content-type': 'text/javascript; charset=utf-8' } };
-      if (request.method === 'POST' && request.path === '/e') {
-        const answer = { status: 204, headers: { 'access-control-allow-origin': '*' } };
-        const { d, k } = (request.json ?? {}) as { d?: string; k?: string };
-        // order.example: engaged time is answered after a while, as a slow server would.
-        if (d === 'order.example' && k === 'e') {
-          return new Promise<Answer>((resolve) =>
-            setTimeout(() => {
-              answeredAt.push(Date.now());
-              resolve(answer);
-            }, 500),
-          );
-        }
-        return answer;
-      }
-      return { status: 404, body: 'not here' };
-    };
-    browser = await launchChromium(visitorSwitches);
+    kit = await startTrackerBrowser();
   });
-  after(async () => {
-    await browser?.close();
-    await Promise.all([collector?.close(), ...sites.map((site) => site.close())]);
-  });
-
-  /** A site on its own origin whose pages carry `snippet` (by default mon's, for `domain`). */
-  async function site(domain: string, snippet = trackerSnippet(collector.url, domain)): Promise<Receiver> {
-    const started = await startTestSite(snippet);
-    sites.push(started);
-    return started;
-  }
-
-  async function visitor(options: { initScript?: () => void } = {}): Promise<{
-    context: BrowserContext;
-    page: Page;
-  }> {
-    const context = await browser.newContext();
-    await recordTrackerPosts(context);
-    if (options.initScript) await context.addInitScript(options.initScript);
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    return { context, page };
-  }
-
-  /** The events the collector received for `domain`, each held to the contract's schema. */
-  function eventsOf(domain: string): TrackerEvent[] {
-    return collector
-      .to('/e')
-      .map((request) => {
-        const parsed = trackerEventSchema.safeParse(request.json);
-        assert.ok(parsed.success, `not an event of the contract: ${request.body}`);
-        return parsed.data;
-      })
-      .filter((event) => event.d === domain);
-  }
-
-  async function waitForEvents(
-    domain: string,
-    what: string,
-    enough: (events: TrackerEvent[]) => boolean,
-  ): Promise<TrackerEvent[]> {
-    await within(15_000, `${what} for ${domain}, got ${JSON.stringify(eventsOf(domain))}`, () =>
-      enough(eventsOf(domain)),
-    );
-    return eventsOf(domain);
-  }
-
-  /** What the page has sent so far (its `fetch` calls to `/e`), exactly and at once. */
-  const sentBy = (page: Page) =>
-    page.evaluate(() =>
-      (window as unknown as { trackerPosts: string[] }).trackerPosts.map((body) => JSON.parse(body)),
-    ) as Promise<TrackerEvent[]>;
-
-  const views = (events: TrackerEvent[]) => events.filter((event) => event.k === 'v');
-
-  /** What the page has sent once `enough` holds: a single-page app's view waits for an answer first. */
-  async function sentWhen(page: Page, what: string, enough: (sent: TrackerEvent[]) => boolean) {
-    const by = Date.now() + 15_000;
-    for (;;) {
-      const sent = await sentBy(page);
-      if (enough(sent)) return sent;
-      if (Date.now() > by) assert.fail(`not within 15 s: ${what}, sent ${JSON.stringify(sent)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  after(() => kit?.close());
+  const site = (domain: string, snippet?: string) => kit.site(domain, snippet);
+  const visitor = (options?: { initScript?: () => void }) => kit.visitor(options);
+  const eventsOf = (domain: string) => kit.eventsOf(domain);
+  const waitForEvents: TrackerBrowser['waitForEvents'] = (...args) => kit.waitForEvents(...args);
+  const sentBy: TrackerBrowser['sentBy'] = (page) => kit.sentBy(page);
+  const sentWhen: TrackerBrowser['sentWhen'] = (...args) => kit.sentWhen(...args);
 
   test('a page view at load: the domain, the URL and the referrer, as text/plain with no preflight, nothing stored', async () => {
     const shop = await site('load.example');
@@ -124,7 +28,7 @@ describe('the script in Chromium', () => {
     );
     assert.ok(view?.k === 'v' && view.r?.startsWith('http://news.example/'), JSON.stringify(view));
 
-    const posts = collector.received.filter((r) => r.path === '/e' || r.method === 'OPTIONS');
+    const posts = kit.collector.received.filter((r) => r.path === '/e' || r.method === 'OPTIONS');
     assert.ok(
       posts.every((r) => r.method === 'POST'),
       'no preflight',
@@ -146,7 +50,7 @@ describe('the script in Chromium', () => {
   });
 
   test('without data-domain the domain is the page’s host name; /script.js is the same script', async () => {
-    const shop = await site('127.0.0.1', `<script defer src="${collector.url}/script.js"></script>`);
+    const shop = await site('127.0.0.1', `<script defer src="${kit.collector.url}/script.js"></script>`);
     const { context, page } = await visitor();
     await page.goto(`${shop.url}/`);
     const [view] = await waitForEvents('127.0.0.1', 'a view', (events) => views(events).length === 1);
@@ -199,7 +103,7 @@ describe('the script in Chromium', () => {
     await waitForEvents('order.example', 'the first view', (events) => views(events).length === 1);
     await page.evaluate(() => history.pushState({}, '', '/b'));
     await waitForEvents('order.example', 'the view of /b', (events) => views(events).length === 2);
-    const arrived = collector
+    const arrived = kit.collector
       .to('/e')
       .filter((r) => (r.json as TrackerEvent).d === 'order.example')
       .map((r) => ({ k: (r.json as TrackerEvent).k, at: r.at }));
@@ -207,7 +111,7 @@ describe('the script in Chromium', () => {
       arrived.map((r) => r.k),
       ['v', 'e', 'v'],
     );
-    const [engagementAnswered] = answeredAt;
+    const [engagementAnswered] = kit.answeredAt;
     assert.ok(engagementAnswered !== undefined && arrived[2]!.at >= engagementAnswered, 'after the answer');
     await context.close();
   });
@@ -265,107 +169,9 @@ describe('the script in Chromium', () => {
     await context.close();
   });
 
-  test('errors: thrown and rejected, with type, message, script, line, column and stack; at most 10 a page', async () => {
-    const shop = await site('errors.example');
-    const { context, page } = await visitor();
-    await page.goto(`${shop.url}/`);
-    await waitForEvents('errors.example', 'a view', (events) => views(events).length === 1);
-    const later = (fn: string) =>
-      page.evaluate(
-        (name) =>
-          new Promise<void>((resolve) => {
-            setTimeout(() => (window as unknown as Record<string, () => void>)[name]!());
-            setTimeout(resolve, 20);
-          }),
-        fn,
-      );
-    await later('explode');
-    await later('reject');
-    await page.evaluate(() => {
-      void Promise.reject('a plain refusal');
-    });
-    const errors = (
-      await waitForEvents(
-        'errors.example',
-        'three errors',
-        (events) => events.filter((e) => e.k === 'x').length === 3,
-      )
-    ).filter((event) => event.k === 'x');
-    const byType = Object.fromEntries(errors.map((error) => [error.n, error]));
-    const thrown = byType.TypeError;
-    assert.ok(thrown, JSON.stringify(errors));
-    assert.deepEqual(
-      { ...thrown, c: undefined, st: undefined },
-      {
-        k: 'x',
-        d: 'errors.example',
-        u: `${shop.url}/`,
-        n: 'TypeError',
-        m: 'boom at 0x1f in order 42',
-        s: `${shop.url}/app.js`,
-        l: errorLine,
-        c: undefined,
-        st: undefined,
-      },
-    );
-    assert.ok(thrown.c !== undefined && thrown.c > 0);
-    assert.match(thrown.st ?? '', new RegExp(`explode .*/app\\.js:${errorLine}:`));
-    const rejected = byType.RangeError;
-    assert.equal(rejected?.m, 'no way');
-    assert.equal(rejected?.s, `${shop.url}/app.js`);
-    assert.equal(rejected?.l, rejectionLine);
-    assert.match(rejected?.st ?? '', /reject/);
-    assert.deepEqual(byType.UnhandledRejection, {
-      k: 'x',
-      d: 'errors.example',
-      u: `${shop.url}/`,
-      n: 'UnhandledRejection',
-      m: 'a plain refusal',
-    });
-
-    // An error in a loop: ten a page, then nothing.
-    await page.evaluate(
-      () =>
-        new Promise<void>((resolve) => {
-          for (let i = 0; i < 20; i++)
-            setTimeout(() => (window as unknown as { explode: () => void }).explode());
-          setTimeout(resolve, 50);
-        }),
-    );
-    assert.equal((await sentBy(page)).filter((event) => event.k === 'x').length, 10);
-    await context.close();
-  });
-
-  test('an error whose event would be over 8 KiB in bytes is sent with its stack cut, its message whole', async () => {
-    const shop = await site('long-errors.example');
-    const { context, page } = await visitor();
-    await page.goto(`${shop.url}/`);
-    await waitForEvents('long-errors.example', 'a view', (events) => views(events).length === 1);
-    // 2,000 characters of three bytes each, repeated at the top of the stack, deep in long-named frames.
-    await page.evaluate(() => {
-      const message = '错'.repeat(2500);
-      const name = 'a'.repeat(300);
-      const deep = new Function(
-        'message',
-        `return function ${name}(n) { if (n === 0) throw new Error(message); return ${name}(n - 1); }`,
-      )(message);
-      setTimeout(() => deep(12));
-    });
-    await waitForEvents('long-errors.example', 'the error', (events) => events.some((e) => e.k === 'x'));
-    const request = collector.to('/e').find((r) => {
-      const { d, k } = (r.json ?? {}) as { d?: string; k?: string };
-      return k === 'x' && d === 'long-errors.example';
-    })!;
-    assert.ok(Buffer.byteLength(request.body) <= 8192, `${Buffer.byteLength(request.body)} bytes`);
-    const error = eventsOf('long-errors.example').find((e) => e.k === 'x')!;
-    assert.equal(error.m, '错'.repeat(2000));
-    assert.ok(error.st && error.st.length < 4000 && error.st.startsWith('Error: 错'), error.st);
-    await context.close();
-  });
-
   test('with data-dnt, a browser asking not to be tracked (Do Not Track or GPC) sends nothing', async () => {
     const snippet = (domain: string) =>
-      `<script defer src="${collector.url}/b.js" data-domain="${domain}" data-dnt="true"></script>`;
+      `<script defer src="${kit.collector.url}/b.js" data-domain="${domain}" data-dnt="true"></script>`;
     const optedOut = await site('dnt.example', snippet('dnt.example'));
     const counted = await site('nodnt.example');
     const asks = {

@@ -160,7 +160,12 @@
   const report = (type, message, stack, file, line, column) => {
     if (errors++ >= 10) return;
     try {
-      const top = cut(stack && String(stack).split('\n', 11).join('\n'), 4000);
+      // Chrome's stack begins with "type: message": the message is left out there, so that a long one
+      // leaves room for the frames.
+      const head = `${type}: ${message}`;
+      const frames = stack && String(stack);
+      const rest = message && frames?.startsWith(head) ? `${type}:${frames.slice(head.length)}` : frames;
+      const top = cut(rest?.split('\n', 11).join('\n'), 4000);
       // A rejection carries no place of its own: the first frame of its stack names it.
       const frame = !file && top && /([a-z-]+:\/\/[^\s()]+):(\d+):(\d+)/.exec(top);
       if (frame) [, file, line, column] = frame;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -200,7 +201,7 @@ test("without systemctl of its own, an agent whose host root is mounted elsewher
   const absent = join(tmpdir(), 'mon-no-such-dir', 'systemctl');
   assert.deepEqual(systemctlCommand(root.dir, absent), {
     command: 'chroot',
-    args: [root.dir, 'systemctl', ...SHOW_ARGS],
+    args: [root.dir, '/usr/bin/systemctl', ...SHOW_ARGS],
   });
   const reader = createUnitReader({ systemctl: absent, hostRoot: root.dir });
   const units = await readAll(reader, 0);
@@ -212,12 +213,13 @@ test("without systemctl of its own, an agent whose host root is mounted elsewher
       .sort(),
   );
   assert.equal(readFileSync(join(root.dir, 'calls'), 'utf8'), `${SHOW_ARGS.join(' ')}\n`);
-  // Not for the root the agent runs in, nor a host root without systemctl.
-  assert.equal(systemctlCommand('/', absent), null);
-  rmSync(join(root.dir, 'usr/bin/systemctl'));
-  assert.equal(systemctlCommand(root.dir, absent), null);
+  // Not for the root the agent runs in, nor one whose systemctl others may change, nor one without it.
+  assert.deepEqual(systemctlCommand('/', absent), { problem: `${absent}: not found` });
+  chmodSync(join(root.dir, 'usr/bin/systemctl'), 0o775);
   assert.equal(await reader.read(15_000), null);
-  assert.match(reader.problem() ?? '', /systemctl: not found$/);
+  assert.equal(reader.problem(), `no systemd units: ${absent}: not found, here or as root's in ${root.dir}`);
+  rmSync(join(root.dir, 'usr/bin/systemctl'));
+  assert.ok('problem' in systemctlCommand(root.dir, absent));
 });
 
 // Where systemd runs, the real systemctl answers: this is for machines without it, like the ones tests run on.

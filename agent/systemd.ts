@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import type { UnitSample } from '../protocol/agent.ts';
 import { unitStates } from '../protocol/agent-constants.ts';
@@ -65,21 +65,39 @@ const MAX_UNITS = 10_000;
 
 type CpuMark = { nsec: number; at: number };
 
+/** Where a host keeps systemctl, inside its root. */
+const HOST_SYSTEMCTL = ['/usr/bin/systemctl', '/bin/systemctl'];
+
 /**
  * The command that asks the host's systemd: systemctl from the PATH; else, for an agent whose host root
  * is mounted elsewhere (the Docker install's container, which has no systemd of its own), the host's
- * own systemctl run inside that root with chroot. There it reaches the host's systemd through its
- * socket under `<root>/run/systemd`; chroot needs root and CAP_SYS_CHROOT, which Docker gives by
- * default. Null when there is neither.
+ * own systemctl run inside that root with chroot, by the path checked here: a file of root's that
+ * nobody else may change, since the agent runs it as root. Inside, it reaches the host's systemd
+ * through its socket under `<root>/run/systemd`. systemctl ignores most commands when it finds itself
+ * in a chroot, but this root is the host's own `/` mounted again (the same inode), so it does not.
+ * chroot needs root and CAP_SYS_CHROOT, which Docker gives by default. `problem` says why there is no
+ * command.
  */
 export function systemctlCommand(
   hostRoot: string,
   systemctl = 'systemctl',
-): { command: string; args: string[] } | null {
+): { command: string; args: string[] } | { problem: string } {
   if (runnable(systemctl)) return { command: systemctl, args: SHOW_ARGS };
-  const hosts = ['usr/bin/systemctl', 'bin/systemctl'].some((file) => runnable(join(hostRoot, file)));
-  if (resolvePath(hostRoot) === '/' || !hosts || !runnable('chroot')) return null;
-  return { command: 'chroot', args: [hostRoot, 'systemctl', ...SHOW_ARGS] };
+  if (resolvePath(hostRoot) === '/') return { problem: `${systemctl}: not found` };
+  const inside = HOST_SYSTEMCTL.find((file) => ownedByRoot(join(hostRoot, file)));
+  if (!inside) return { problem: `${systemctl}: not found, here or as root's in ${hostRoot}` };
+  if (!runnable('chroot')) return { problem: `chroot: not found (to run ${join(hostRoot, inside)})` };
+  return { command: 'chroot', args: [hostRoot, inside, ...SHOW_ARGS] };
+}
+
+/** An executable file of root's that neither its group nor others may write. */
+function ownedByRoot(file: string): boolean {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() && stat.uid === 0 && (stat.mode & 0o022) === 0 && (stat.mode & 0o100) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 export function createUnitReader(options: { systemctl?: string; hostRoot?: string } = {}): UnitReader {
@@ -102,9 +120,10 @@ export function createUnitReader(options: { systemctl?: string; hostRoot?: strin
   return {
     async read(ts) {
       const how = systemctlCommand(hostRoot, systemctl);
-      const answer = how
-        ? await run(how.command, how.args)
-        : { stdout: '', problem: `${systemctl}: not found`, stopped: true };
+      const answer =
+        'problem' in how
+          ? { stdout: '', problem: how.problem, stopped: true }
+          : await run(how.command, how.args);
       const blocks = answer.stopped ? [] : parseShow(answer.stdout);
       // A non-zero exit with units listed (one unit that could not be read) still gives the others.
       if (answer.problem !== null && blocks.length === 0) {

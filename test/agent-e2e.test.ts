@@ -152,7 +152,9 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     const kept = unsent();
     assert.ok(kept.length >= 2, 'the spool outlives the process');
 
-    // Back, started again: what waited in the spool arrives, oldest first, and the silence ends.
+    // Back, started again (the host 25% busy again, so 80% can only come from the spool): what waited
+    // in the spool arrives, oldest first, and the silence ends.
+    fakeHost.setCpuBusy(25);
     const before = rollups().samples;
     proxy.restore();
     agent = startAgent();

@@ -159,20 +159,20 @@ test('a database from before blocks gets them all at its first pass, and reads a
 test('pruning keeps blocks for good; an error group not seen for the raw retention goes with its blocks', async (t) => {
   const now = Date.UTC(2026, 2, 10, 14, 20);
   const { server: s } = await server(t, now);
-  const old = MAR10 - 100 * DAY;
-  await writeDims(s, SHOP, 'd', old, [['pages', '/a', 1, 2]]);
-  await writeDims(s, SHOP, 'd', old + DAY, [['pages', '/a', 3, 4]]);
+  // 64 days from a day that starts a block of 64, ending more than 35 days ago.
+  const old = Math.floor((MAR10 - 100 * DAY) / (64 * DAY)) * 64 * DAY;
+  const counts: ['d', number, number][] = [];
+  for (let d = 0; d < 64; d++) {
+    await writeDims(s, SHOP, 'd', old + d * DAY, [['pages', '/a', 1 + d, 2 + d]]);
+    counts.push(['d', old + d * DAY, 1 + d]);
+  }
   await writeVitals(s, SHOP, 'd', old, '', 'lcp', [1_200]);
-  const counts: ['d', number, number][] = [
-    ['d', old, 1],
-    ['d', old + DAY, 2],
-  ];
   const gone = await writeErrorGroup(s, {
     site: SHOP,
     fingerprint: 'gone',
     message: 'not seen since',
     firstSeen: old,
-    lastSeen: old + DAY,
+    lastSeen: old + 63 * DAY,
     counts,
   });
   const kept = await writeErrorGroup(s, {
@@ -193,7 +193,12 @@ test('pruning keeps blocks for good; an error group not seen for the raw retenti
   assert.ok(listBlocks.length > 0);
   const groupsOf = () => [...new Set(blockRows('js_error_counts').map((r) => r.group_id))];
   assert.deepEqual(groupsOf(), [gone, kept]);
-  assert.ok(now - (old + DAY) > RAW_RETENTION_MS);
+  assert.ok(now - (old + 63 * DAY) > RAW_RETENTION_MS);
+  // Errors are read over 35 days at most: their blocks stop at 32 days, where the lists' go on.
+  const longest = (table: string) =>
+    Math.max(...blockRows(table).map((row) => Number.parseInt(String(row.res), 10)));
+  assert.equal(longest('js_error_counts'), 32);
+  assert.ok(longest('analytics_dims') > 32);
 
   await pruneAnalytics(s.deps, { now });
   assert.deepEqual(blockRows('analytics_dims'), dims);

@@ -16,6 +16,7 @@ import {
 import { MAX_LIST_LIMIT } from './lists.ts';
 import { blocksWritten } from './pieces.ts';
 import { dayOf } from './rollups.ts';
+import { RAW_RETENTION_MS } from './retention.ts';
 import { sitesIn } from './site-rows.ts';
 
 /**
@@ -104,7 +105,8 @@ function writeBlock(db: DatabaseSync, site: string, block: Block): void {
   statement(db, valuesSql).run(...params);
   statement(db, longerSql).run(...params);
   statement(db, vitalsSql).run(...params);
-  statement(db, errorsSql).run(...params);
+  // Errors are read over spans within their retention only (read.ts): a longer block is never read.
+  if (daysIn(block) * DAY <= RAW_RETENTION_MS) statement(db, errorsSql).run(...params);
 }
 
 /**

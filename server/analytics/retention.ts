@@ -13,7 +13,8 @@ import { DAY, HOUR } from '../checks/rollups.ts';
  *   that made-up messages cannot add groups for good (error-groups.ts also caps new groups a day);
  * - daily rollups (`res = 'd'` rows of the others): for good, and so are the blocks of days made of
  *   them (`res` '2d' to '256d' rows, `analytics_dim_blocks`, `analytics_blocks_written`;
- *   block-writes.ts), but for an error group's block counts, which go with the group.
+ *   block-writes.ts), but for an error group's block counts, which go with the group (and are
+ *   written for blocks of up to 32 days: errors are read over 35 days at most, errorGroupsKeptFrom).
  *
  * 35 days: a 30-day range still has its hours (and a few days of slack for time zones and late reads);
  * beyond, reads have days only. Housekeeping deletes hourly, so rows slightly older may linger.

@@ -65,19 +65,22 @@ test('server checks run with the server runners, their variable references fille
             env: { BASE: receiver.url, API_TOKEN: 'hunter2' },
           }),
           assigned({ id: 't1', kind: 'tcp', target: `127.0.0.1:${port}` }),
+          // Without ping where it runs, the detail says it is the agent's.
+          assigned({ id: 'p1', kind: 'ping', target: '127.0.0.1', env: { PATH: '/nonexistent' } }),
         ],
         commands: [],
       },
       [],
     );
-    assert.deepEqual(w.runner.running().sort(), ['h1', 't1']);
+    assert.deepEqual(w.runner.running().sort(), ['h1', 'p1', 't1']);
     await w.clock.advance(60_000);
-    await within(5000, 'two runs', () => w.frames.length === 2);
+    await within(5000, 'three runs', () => w.frames.length === 3);
     const byId = Object.fromEntries(w.frames.map((f) => [f.id, f]));
     assert.equal(byId.h1?.status, 'up');
     assert.equal(byId.h1?.detail, '200 OK');
     assert.equal(byId.t1?.status, 'down');
     assert.equal(byId.t1?.detail, 'connection refused');
+    assert.match(byId.p1?.detail ?? '', /^ping is not installed where the agent runs/);
     assert.equal(receiver.received[0]?.path, '/health');
     assert.equal(receiver.received[0]?.headers.authorization, 'Bearer hunter2');
     // Each ran at its own point of the minute, which its id decides.

@@ -43,7 +43,7 @@ export function createCheckRunner(deps: {
   commandEnv: NodeJS.ProcessEnv;
   /** The runners by kind: the server's own; tests may add context (resolvers) through `context`. */
   runners?: Record<ServerRunKind, Runner>;
-  context?: Partial<Omit<RunContext, 'where' | 'env' | 'signal' | 'now'>>;
+  context?: Partial<Omit<RunContext, 'runBy' | 'env' | 'signal' | 'now'>>;
 }): CheckRunner {
   const { clock, log } = deps;
   // The runners are loaded with the first check to run: they bring TLS and DNS, which cost an agent
@@ -112,7 +112,7 @@ export function createCheckRunner(deps: {
         const definition = definitionOf(check);
         const context = (signal: AbortSignal): RunContext => ({
           ...deps.context,
-          where: 'agent',
+          runBy: 'agent',
           env: check.env,
           signal,
           now: () => clock.now(),

@@ -59,14 +59,14 @@ test('a missing ping binary is down with a clear detail', async () => {
     [out.status, out.detail],
     ['down', 'ping is not installed on the server (Debian package iputils-ping)'],
   );
-  // Run by an agent, the detail names the agent's host.
+  // Run by an agent, the detail says so.
   const agent = await pingRunner(
     checkOf({ kind: 'ping', target: '127.0.0.1' }),
-    contextOf({ where: 'agent', env: { PATH: '/nonexistent' } }),
+    contextOf({ runBy: 'agent', env: { PATH: '/nonexistent' } }),
   );
   assert.equal(
     agent.detail,
-    "ping is not installed on the agent's host (Debian package iputils-ping, Alpine iputils)",
+    'ping is not installed where the agent runs (Debian package iputils-ping; Alpine, as in the Docker install: iputils)',
   );
 });
 
@@ -94,7 +94,7 @@ test('ping without permission names net.ipv4.ping_group_range', async () => {
     assert.match(out.detail, /not permitted for the server process.*net\.ipv4\.ping_group_range/);
     const agent = await pingRunner(
       checkOf({ kind: 'ping', target: '127.0.0.1' }),
-      contextOf({ where: 'agent', env: { PATH: dir } }),
+      contextOf({ runBy: 'agent', env: { PATH: dir } }),
     );
     assert.match(agent.detail, /not permitted for the agent process.*net\.ipv4\.ping_group_range/);
   } finally {

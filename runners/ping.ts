@@ -25,14 +25,15 @@ export function parsePing(output: string): PingSummary | null {
   };
 }
 
-const notPermitted = (where: RunContext['where']) =>
-  `ping is not permitted for the ${where} process: add its group to the kernel setting ` +
+const notPermitted = (runBy: RunContext['runBy']) =>
+  `ping is not permitted for the ${runBy} process: add its group to the kernel setting ` +
   'net.ipv4.ping_group_range (or give ping the cap_net_raw capability)';
 
 const notInstalled = {
   server: 'ping is not installed on the server (Debian package iputils-ping)',
-  agent: "ping is not installed on the agent's host (Debian package iputils-ping, Alpine iputils)",
-} satisfies Record<RunContext['where'], string>;
+  agent:
+    'ping is not installed where the agent runs (Debian package iputils-ping; Alpine, as in the Docker install: iputils)',
+} satisfies Record<RunContext['runBy'], string>;
 
 /**
  * Runs the system's `ping` (no root needed: unprivileged ICMP sockets). All replies: up; some missing:
@@ -60,9 +61,9 @@ export const pingRunner: Runner = safe(async (check, ctx) => {
   const args = ['-n', '-i', '0.2', '-c', String(PING_COUNT), ...wait, address];
   const { code, stdout, stderr, error } = await run(args, signal, check.timeoutMs, ctx.env.PATH);
   if (signal.aborted) return down(timedOut(check));
-  if (error?.code === 'ENOENT') return down(notInstalled[ctx.where]);
+  if (error?.code === 'ENOENT') return down(notInstalled[ctx.runBy]);
   if (/operation not permitted|permission denied|socket: /i.test(stderr))
-    return down(notPermitted(ctx.where));
+    return down(notPermitted(ctx.runBy));
   const summary = parsePing(stdout);
   if (!summary) {
     const reason = lastLine(stderr) || lastLine(stdout) || `exit code ${code}`;

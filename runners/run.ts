@@ -15,7 +15,7 @@ export type RunOutcome = {
 
 export type RunContext = {
   /** Who runs the check, for details that tell the operator what to fix there. */
-  where: 'server' | 'agent';
+  runBy: 'server' | 'agent';
   /** The server's environment, for `${NAME}` in targets and header values. */
   env: Readonly<Record<string, string | undefined>>;
   /**

@@ -259,7 +259,7 @@ export class CheckEngine {
     try {
       outcome = await runner(def, {
         ...this.options.runContext,
-        where: 'server',
+        runBy: 'server',
         env: this.deps.env,
         // Checked again at each run: the list may have shrunk since the check was saved.
         ...(!entry.rec.managed && { allowedEnv: this.deps.config.current().checkSettings.apiEnv }),

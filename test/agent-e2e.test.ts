@@ -25,8 +25,8 @@ import { createTestServer, tempDir, within } from '../server/testing.ts';
  * The host agent end to end, with real processes: the server in this process (on a fake clock, on
  * loopback), the real agent process (`node agent/main.ts`) on a fake host (the fixture /proc and /sys
  * tree, the Docker Engine API double, the fixture systemctl), talking through a TCP proxy the test
- * cuts and restores; the agent is stopped while cut off and started again once the way is back. The server tells the agent to sample every second
- * (a test-only server option) so that nothing waits 15 s.
+ * cuts and restores; the agent is stopped while cut off and started again once the way is back. The
+ * server tells the agent to sample every second (a test-only server option) so that nothing waits 15 s.
  */
 
 const repo = join(import.meta.dirname, '..');

@@ -45,8 +45,8 @@ export async function trackerServer(options: { toml?: string; maxWaitingEvents?:
   const server = await createTestServer({
     configPath,
     clock,
-    // API reads come from a read token; `/e` authenticates by its own means.
-    authenticate: async () => reader,
+    // API reads come from a read token; `/e` needs no credentials, and gets none.
+    authenticate: async (request) => (request.url.startsWith('/api/') ? reader : null),
     ...(options.log ? { log: options.log } : {}),
     analytics: {
       ...(options.maxWaitingEvents ? { maxWaitingEvents: options.maxWaitingEvents } : {}),

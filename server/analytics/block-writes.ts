@@ -15,8 +15,8 @@ import {
 } from './blocks.ts';
 import { MAX_LIST_LIMIT } from './lists.ts';
 import { blocksWritten } from './pieces.ts';
-import { dayOf } from './rollups.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
+import { dayOf } from './rollups.ts';
 import { sitesIn } from './site-rows.ts';
 
 /**

@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { errorLine, rejectionLine } from './fixtures/site.ts';
-import { startTrackerBrowser, type TrackerBrowser, views } from './fixtures/tracker-browser.ts';
+import { chromiumTracker, views } from './fixtures/tracker-browser.ts';
 
 describe('the script in Chromium: errors', () => {
-  let kit: TrackerBrowser;
-  before(async () => {
-    kit = await startTrackerBrowser();
-  });
-  after(() => kit?.close());
-  const site = (domain: string, snippet?: string) => kit.site(domain, snippet);
-  const visitor = (options?: { initScript?: () => void }) => kit.visitor(options);
-  const eventsOf = (domain: string) => kit.eventsOf(domain);
-  const waitForEvents: TrackerBrowser['waitForEvents'] = (...args) => kit.waitForEvents(...args);
-  const sentBy: TrackerBrowser['sentBy'] = (page) => kit.sentBy(page);
+  const kit = chromiumTracker();
+  const { site, visitor, eventsOf, waitForEvents, sentBy } = kit;
 
   test('errors: thrown and rejected, with type, message, script, line, column and stack; at most 10 a page', async () => {
     const shop = await site('errors.example');

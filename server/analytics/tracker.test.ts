@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TrackerEvent } from '../../protocol/analytics.ts';
 import { launchChromium } from '../../test/panel/harness.ts';
-import { startTrackerBrowser, type TrackerBrowser, views } from './fixtures/tracker-browser.ts';
+import { chromiumTracker, views } from './fixtures/tracker-browser.ts';
 
 describe('the script in Chromium', () => {
-  let kit: TrackerBrowser;
-  before(async () => {
-    kit = await startTrackerBrowser();
-  });
-  after(() => kit?.close());
-  const site = (domain: string, snippet?: string) => kit.site(domain, snippet);
-  const visitor = (options?: { initScript?: () => void }) => kit.visitor(options);
-  const eventsOf = (domain: string) => kit.eventsOf(domain);
-  const waitForEvents: TrackerBrowser['waitForEvents'] = (...args) => kit.waitForEvents(...args);
-  const sentBy: TrackerBrowser['sentBy'] = (page) => kit.sentBy(page);
-  const sentWhen: TrackerBrowser['sentWhen'] = (...args) => kit.sentWhen(...args);
+  const kit = chromiumTracker();
+  const { site, visitor, eventsOf, waitForEvents, sentBy, sentWhen } = kit;
 
   test('a page view at load: the domain, the URL and the referrer, as text/plain with no preflight, nothing stored', async () => {
     const shop = await site('load.example');

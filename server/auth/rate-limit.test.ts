@@ -38,3 +38,20 @@ test('a full map frees a tenth at once, the least recently used, so that new key
   assert.deepEqual(limiter.take('k1'), { ok: true }, 'the least recent start over');
   assert.deepEqual(limiter.take('k1'), { ok: true });
 });
+
+test('a key in use keeps its bucket when the map is full: it moves to the recent end, at most once a second', async () => {
+  const clock = new FakeClock();
+  const limiter = new RateLimiter({ burst: 2, perSecond: 0.001, clock, maxKeys: 100 });
+  limiter.take('busy');
+  limiter.take('busy');
+  for (let i = 1; i < 50; i++) limiter.take(`k${i}`);
+  await clock.advance(1000);
+  assert.equal(limiter.take('busy').ok, false);
+  for (let i = 50; i < 100; i++) limiter.take(`k${i}`);
+  // Full: a tenth goes, the least recently used (k1 to k10), not the busy key used a second later.
+  limiter.take('new');
+  assert.equal(limiter.size, 91);
+  assert.equal(limiter.take('busy').ok, false, 'still empty: a new bucket would be full');
+  assert.deepEqual(limiter.take('k1'), { ok: true });
+  assert.deepEqual(limiter.take('k1'), { ok: true }, 'k1 started over with a full bucket');
+});

@@ -1,12 +1,22 @@
 import type { Clock } from '../clock.ts';
 
-type Bucket = { tokens: number; at: number };
+/** `at`: when tokens were last counted; `movedAt`: when the key last moved to the map's end. */
+type Bucket = { tokens: number; at: number; movedAt: number };
+
+/**
+ * A used key moves to the end of the map (most recently used) at most this often. Moving it is a delete
+ * and a set, and each delete leaves an entry behind in the key's hash chain until the map is rebuilt:
+ * moved at every request, one address sending thousands a second made each of its lookups walk
+ * thousands of them (7.5 µs a take instead of 0.2).
+ */
+const MOVE_EVERY_MS = 1000;
 
 export type RateDecision = { ok: true } | { ok: false; retryAfter: number };
 
 /**
  * Token buckets per key (a client address): `burst` requests at once, then `perSecond`.
- * The map is bounded: buckets that are full again are dropped first, then the oldest.
+ * The map is bounded: buckets that are full again are dropped first, then the least recently used
+ * (to within MOVE_EVERY_MS).
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -29,13 +39,17 @@ export class RateLimiter {
     if (bucket) {
       bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
       bucket.at = now;
-      // Re-insert so the map stays in least-recently-used order.
-      this.buckets.delete(key);
+      // Re-inserted so that the map stays in least-recently-used order.
+      if (now - bucket.movedAt >= MOVE_EVERY_MS) {
+        bucket.movedAt = now;
+        this.buckets.delete(key);
+        this.buckets.set(key, bucket);
+      }
     } else {
-      bucket = { tokens: this.burst, at: now };
+      bucket = { tokens: this.burst, at: now, movedAt: now };
       if (this.buckets.size >= this.maxKeys) this.prune(now);
+      this.buckets.set(key, bucket);
     }
-    this.buckets.set(key, bucket);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return { ok: true };

@@ -21,6 +21,24 @@ export const TRACKER_PER_SECOND = 2;
 
 type Reason = (typeof rejectReasons)[number];
 
+/**
+ * The refusals that say the same each time, made once: a flood of bots, of events for no site or from
+ * one address asks for thousands a second, and each Problem is an Error with a stack to capture.
+ */
+const tooLarge = new Problem(413, 'body too large', 'the body is over 8 KiB');
+const noSite = notFound('no site has this domain');
+const isBot = forbidden('bots and automated browsers are not counted');
+const overRate = new Map<number, Problem>();
+function tooManyEvents(retryAfter: number): Problem {
+  let problem = overRate.get(retryAfter);
+  if (!problem) {
+    // Retry-After is 1 at 2 events a second (rate-limit.ts): this holds a value or two.
+    problem = tooMany(retryAfter, 'too many events from this address');
+    overRate.set(retryAfter, problem);
+  }
+  return problem;
+}
+
 /** Statuses fastify itself answers before the handler (a chunked body too large, a content type it does not read). */
 const malformedStatuses = new Set([400, 413, 415]);
 
@@ -78,13 +96,13 @@ export function registerIngest(
     // Before a byte of the body is read: its announced size, then the address's rate.
     scope.addHook('onRequest', (request, reply, done) => {
       if (Number(request.headers['content-length']) > MAX_TRACKER_BODY_BYTES) {
-        refuse(reply, 'invalid', new Problem(413, 'body too large', 'the body is over 8 KiB'));
+        refuse(reply, 'invalid', tooLarge);
         return;
       }
       const address = clientAddress(request, trustedProxies(deps.config.current().server.trustedProxies));
       const decision = limiter.take(rateKey(address));
       if (!decision.ok) {
-        refuse(reply, 'rate_limited', tooMany(decision.retryAfter, 'too many events from this address'));
+        refuse(reply, 'rate_limited', tooManyEvents(decision.retryAfter));
         return;
       }
       addresses.set(request, address);
@@ -108,11 +126,11 @@ export function registerIngest(
       }
       const { event, page } = read;
       const site = knownSite(sites, event.d);
-      if (!site) return refuse(reply, 'unknown_site', notFound('no site has this domain'));
+      if (!site) return refuse(reply, 'unknown_site', noSite);
       const userAgent = request.headers['user-agent'];
       const traits = agents.of(userAgent);
       if (traits.bot || event.h === 1) {
-        return refuse(reply, 'bot', forbidden('bots and automated browsers are not counted'));
+        return refuse(reply, 'bot', isBot);
       }
       const extension = event.k === 'x' ? extensionField(event) : null;
       if (extension) {

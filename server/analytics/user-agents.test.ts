@@ -57,6 +57,13 @@ test('the cache of parsed agents stays bounded and answers what parsing does', (
   for (let i = 0; i < 5000; i++) read.of(`${agents.safariIphone} ${i}`);
   assert.ok(read.size <= 2000, String(read.size));
   assert.deepEqual(read.of(agents.chromeWindows), first);
+  // An agent in use stays while thousands of others come and go: the same object each time.
+  const kept = read.of(agents.firefoxAndroid);
+  for (let i = 0; i < 5000; i++) {
+    read.of(`${agents.safariIphone} more ${i}`);
+    if (i % 500 === 0) assert.equal(read.of(agents.firefoxAndroid), kept, `kept after ${i}`);
+  }
+  assert.equal(read.of(agents.firefoxAndroid), kept);
   // Very long agents are read, not kept.
   const size = read.size;
   read.of(`${agents.chromeWindows} ${'x'.repeat(2000)}`);

@@ -200,8 +200,16 @@ export type AnalyticsRead = {
   series: AnalyticsSeries;
   /** Ten rows per list and how many values each list has. */
   dimensions: Record<AnalyticsList, AnalyticsRows>;
-  /** p75 of the range over every page, and per page for the ten most viewed; `pages` is null when left out. */
-  vitals: { overall: VitalsRead; pages: { page: string; vitals: VitalsRead }[] | null };
+  /**
+   * p75 of the range over every page, and per page for the ten most viewed; `pages` is null when left
+   * out. Single pages' are kept by the UTC day: `pagesFrom` is where theirs begin (00:00 UTC of the
+   * range's first day, earlier than `from` unless the range starts at midnight); null with `pages`.
+   */
+  vitals: {
+    overall: VitalsRead;
+    pages: { page: string; vitals: VitalsRead }[] | null;
+    pagesFrom: number | null;
+  };
   /**
    * Error groups seen in the range, most occurrences first (at most 50); null when left out (a group is
    * kept until not seen for 35 days, so a range reaching further back would miss some).

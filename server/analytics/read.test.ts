@@ -123,6 +123,7 @@ test('beyond raw retention a day is read from its daily rollups; single pages’
     exact: true,
   });
   assert.equal(read.vitals.pages, null);
+  assert.equal(read.vitals.pagesFrom, null);
   assert.equal(read.errors, null);
   assert.deepEqual(read.omitted, ['vitals.pages', 'errors']);
 });
@@ -174,6 +175,7 @@ test('without any site the read answers empty, for the panel to offer adding one
   assert.deepEqual(read.vitals, {
     overall: { lcp: null, inp: null, cls: null, fcp: null, ttfb: null },
     pages: [],
+    pagesFrom: Date.UTC(2026, 2, 9),
   });
   assert.deepEqual(read.errors, []);
   assert.deepEqual(read.sharedAddress, { forwarded: null, proxy: null });

@@ -160,6 +160,19 @@ describe('the script in Chromium', () => {
     await context.close();
   });
 
+  test('a page that never shifts reports a CLS of 0, so it counts in the p75', async () => {
+    const shop = await site('stable.example');
+    const { context, page } = await visitor();
+    await page.goto(`${shop.url}/`);
+    await waitForEvents('stable.example', 'a view', (events) => views(events).length === 1);
+    await page.goto(`${shop.url}/next`);
+    const events = await waitForEvents('stable.example', 'the next view', (all) => views(all).length === 2);
+    const hidden = events.find((event) => event.k === 'e');
+    assert.ok(hidden?.k === 'e', JSON.stringify(events));
+    assert.equal(hidden.w?.cls, 0, JSON.stringify(hidden.w));
+    await context.close();
+  });
+
   test('with data-dnt, a browser asking not to be tracked (Do Not Track or GPC) sends nothing', async () => {
     const snippet = (domain: string) =>
       `<script defer src="${kit.collector.url}/b.js" data-domain="${domain}" data-dnt="true"></script>`;

@@ -68,6 +68,9 @@ test('per page: the ten most viewed pages of the range, in their order, with the
 
   const read = (await get(`/api/v1/analytics?site=${SHOP}`)).body as AnalyticsRead;
   const byPage = read.vitals.pages!;
+  // 24 hours from 14:00 yesterday: single pages' vitals are those of yesterday and today, and say so.
+  assert.equal(read.from, Date.UTC(2026, 2, 9, 14));
+  assert.equal(read.vitals.pagesFrom, today - DAY);
   assert.deepEqual(
     byPage.map((p) => p.page),
     pages.slice(0, 10).map(([, page]) => page),

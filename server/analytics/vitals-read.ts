@@ -1,12 +1,18 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { type VitalName, type VitalRead, type VitalsRead, vitalNames } from '../../protocol/analytics.ts';
+import {
+  type AnalyticsRead,
+  type VitalName,
+  type VitalRead,
+  type VitalsRead,
+  vitalNames,
+} from '../../protocol/analytics.ts';
 import { all, int, mapper, oneOf, text } from '../store/rows.ts';
 import { dayPieces, type Piece } from './blocks.ts';
 import { piecesParam } from './pieces.ts';
 import type { ReadSpan } from './ranges.ts';
 import { pageVitalsKeptFrom } from './retention.ts';
 import { dayOf } from './rollups.ts';
-import { p75, vitalRating } from './vitals.ts';
+import { p75 } from './vitals.ts';
 
 /** The page of the histograms over every page. */
 const EVERY_PAGE = '';
@@ -23,14 +29,14 @@ SELECT v.page, v.metric, v.bucket, sum(v.n) AS n FROM json_each(?) AS p CROSS JO
 WHERE v.page IN (SELECT value FROM json_each(?))
 GROUP BY v.page, v.metric, v.bucket HAVING sum(v.n) > 0`;
 
-/** p75 in the metric's unit: whole ms, or CLS to three decimals; rated on the value shown. */
+/** p75 in the metric's unit (whole ms, or CLS to three decimals) with its bucket's rating. */
 function vitalOf(metric: VitalName, histogram: Map<number, number>): VitalRead | null {
-  const value = p75(metric, histogram);
-  if (value === null) return null;
-  const shown = metric === 'cls' ? Math.round(value * 1000) / 1000 : Math.round(value);
+  const p = p75(metric, histogram);
+  if (p === null) return null;
+  const shown = metric === 'cls' ? Math.round(p.value * 1000) / 1000 : Math.round(p.value);
   let samples = 0;
   for (const n of histogram.values()) samples += n;
-  return { p75: shown, rating: vitalRating(metric, shown), samples };
+  return { p75: shown, rating: p.rating, samples };
 }
 
 function readHistograms(
@@ -69,9 +75,9 @@ export const noVitals = (): VitalsRead => vitalsOf(() => undefined);
 
 /**
  * Web Vitals at p75 over the span: over every page (from the read's pieces), and for each of `pages`
- * (the most viewed, in their order) over the days the span touches. Single pages' are kept for
- * RAW_RETENTION_MS, by the day: a span reaching back beyond has `pages` null (the read names it in
- * `omitted`), and a shorter one reads 36 days at most.
+ * (the most viewed, in their order) over the days the span touches, from `pagesFrom`. Single pages'
+ * are kept for RAW_RETENTION_MS, by the day: a span reaching back beyond has `pages` null (the read
+ * names it in `omitted`), and a shorter one reads 36 days at most.
  */
 export function readVitals(
   db: DatabaseSync,
@@ -80,15 +86,16 @@ export function readVitals(
   pieces: Piece[],
   pages: string[],
   now: number,
-): { overall: VitalsRead; pages: { page: string; vitals: VitalsRead }[] | null } {
+): AnalyticsRead['vitals'] {
   if (span.from < pageVitalsKeptFrom(now)) {
     const overall =
       site === null ? noVitals() : readHistograms(db, site, pieces, [EVERY_PAGE]).get(EVERY_PAGE)!;
-    return { overall, pages: null };
+    return { overall, pages: null, pagesFrom: null };
   }
-  if (site === null || span.buckets.length === 0) return { overall: noVitals(), pages: [] };
+  const pagesFrom = dayOf(span.from);
+  if (site === null || span.buckets.length === 0) return { overall: noVitals(), pages: [], pagesFrom };
   const overall = readHistograms(db, site, pieces, [EVERY_PAGE]).get(EVERY_PAGE)!;
   // Single pages' Web Vitals are kept by the day only (retention.ts): the days the span touches.
-  const byPage = readHistograms(db, site, dayPieces(dayOf(span.from), span.to, null), pages);
-  return { overall, pages: pages.map((page) => ({ page, vitals: byPage.get(page)! })) };
+  const byPage = readHistograms(db, site, dayPieces(pagesFrom, span.to, null), pages);
+  return { overall, pages: pages.map((page) => ({ page, vitals: byPage.get(page)! })), pagesFrom };
 }

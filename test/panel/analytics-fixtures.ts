@@ -83,6 +83,8 @@ export function siteRead(sites: string[], site: string | null, range: string, no
   // Per-page Web Vitals are kept for 35 days: the longest range leaves them out.
   // A year reaches back beyond what single pages' Web Vitals and error groups cover.
   const pagesOmitted = range === '1y';
+  // Single pages' Web Vitals begin at midnight UTC of the range's first day.
+  const pagesFrom = pagesOmitted ? null : Math.floor((now - span) / DAY) * DAY;
   return {
     site: shown,
     sites,
@@ -133,10 +135,12 @@ export function siteRead(sites: string[], site: string | null, range: string, no
                   },
                 },
               ],
+          pagesFrom,
         }
       : {
           overall: { lcp: null, inp: null, cls: null, fcp: null, ttfb: null },
           pages: pagesOmitted ? null : [],
+          pagesFrom,
         },
     errors: pagesOmitted
       ? null

@@ -216,6 +216,11 @@ test('the site page: totals with their change, chart, top lists, Web Vitals by r
     assert.equal(await colour('inp'), await themeColour(page, '--up'));
     const pricing = page.getByTestId('vitals-pages').locator('tr[data-page="/pricing"]');
     assert.match(String(await pricing.textContent()), /4\.20 s\s*\(Poor\)/);
+    // Single pages' vitals are kept by the day: the table says they begin before the range.
+    assert.match(
+      String(await page.getByTestId('vitals-pages-since').textContent()),
+      /^Per page: page loads since .+, as single pages are kept by the UTC day\.$/,
+    );
 
     // Error groups: place, count, relative times, new, and the deploy they followed.
     const first = page.locator('tr[data-group="00000000000000e1"]');

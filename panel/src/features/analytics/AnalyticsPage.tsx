@@ -176,7 +176,7 @@ function SiteRead({ read: a, range }: { read: AnalyticsRead; range: Range }) {
               />
             ))}
           </div>
-          <Vitals overall={a.vitals.overall} pages={a.vitals.pages} />
+          <Vitals {...a.vitals} from={a.from} />
           {a.errors ? <ErrorGroups errors={a.errors} service={a.service} /> : null}
         </>
       )}

@@ -1,19 +1,17 @@
-import type { VitalName, VitalRead, VitalsRead } from '../../../../protocol/analytics.ts';
+import type { AnalyticsRead, VitalName, VitalRead } from '../../../../protocol/analytics.ts';
 import { vitalNames, vitalThresholds } from '../../../../protocol/analytics-constants.ts';
 import { Table } from '../../components/Table.tsx';
-import { formatCount, formatVital, ratingLook, vitalWords } from './describe.ts';
+import { formatCount, formatVital, pageVitalsSince, ratingLook, vitalWords } from './describe.ts';
 
-type Props = {
-  overall: VitalsRead;
-  pages: { page: string; vitals: VitalsRead }[] | null;
-};
+type Props = AnalyticsRead['vitals'] & { from: number };
 
 /**
  * Web Vitals at the 75th percentile of page loads, over every page and for the most viewed ones, each
  * rated good, needs improvement or poor by web.dev's thresholds.
  */
-export function Vitals({ overall, pages }: Props) {
+export function Vitals({ overall, pages, pagesFrom, from }: Props) {
   const measured = vitalNames.some((n) => overall[n] !== null);
+  const since = pageVitalsSince(from, pagesFrom);
   return (
     <section className="card" aria-labelledby="vitals-title" data-testid="vitals">
       <div className="card-head">
@@ -56,6 +54,11 @@ export function Vitals({ overall, pages }: Props) {
             </tr>
           ))}
         </Table>
+      ) : null}
+      {measured && pages && pages.length > 0 && since ? (
+        <p className="card-body muted small" data-testid="vitals-pages-since">
+          {since}
+        </p>
       ) : null}
     </section>
   );

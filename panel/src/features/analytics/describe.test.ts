@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { AnalyticsTotals } from '../../../../protocol/analytics.ts';
 import { defaultServiceName } from '../../../../protocol/analytics-constants.ts';
 import { ApiError } from '../../lib/api.ts';
+import { formatTime } from '../../lib/format.ts';
 import {
   changeOf,
   countryNamer,
@@ -12,6 +13,7 @@ import {
   homePageCheck,
   listTotalText,
   omittedText,
+  pageVitalsSince,
   sharePercent,
   siteErrors,
   snippetWithDnt,
@@ -169,4 +171,15 @@ test('steps and what a read left out, in words', () => {
     'per-page Web Vitals are not kept this far back',
     'series.time is not kept this far back',
   ]);
+});
+
+test('per-page Web Vitals that begin before the range say since when', () => {
+  const midnight = Date.UTC(2026, 2, 10);
+  assert.equal(pageVitalsSince(midnight, midnight), null);
+  assert.equal(pageVitalsSince(midnight, null), null);
+  const since = pageVitalsSince(midnight + 14 * 3_600_000, midnight);
+  assert.equal(
+    since,
+    `Per page: page loads since ${formatTime(midnight)}, as single pages are kept by the UTC day.`,
+  );
 });

@@ -9,7 +9,7 @@ import type {
 import type { CheckBody } from '../../../../protocol/check.ts';
 import { ApiError } from '../../lib/api.ts';
 import type { FieldErrors } from '../../lib/form.ts';
-import { formatDuration, formatLatency } from '../../lib/format.ts';
+import { formatDuration, formatLatency, formatTime } from '../../lib/format.ts';
 
 /** The analytics page's words and figures, pure: node tests them. */
 
@@ -199,6 +199,15 @@ export function stepWords(ms: number): string {
   if (ms === 3_600_000) return 'hour';
   if (ms === 86_400_000) return 'day';
   return formatDuration(ms);
+}
+
+/**
+ * Single pages' Web Vitals are kept by the UTC day: when they begin before the range, say since when
+ * (null when they cover the range exactly).
+ */
+export function pageVitalsSince(from: number, pagesFrom: number | null): string | null {
+  if (pagesFrom === null || pagesFrom >= from) return null;
+  return `Per page: page loads since ${formatTime(pagesFrom)}, as single pages are kept by the UTC day.`;
 }
 
 /** What the read left out because its data does not reach back over the whole range, in words. */

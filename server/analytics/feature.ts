@@ -38,7 +38,7 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
   const queue = deps.store.ingestQueue<TrackerItem>({
     maxAcknowledged: options.maxWaitingEvents ?? MAX_WAITING_EVENTS,
     maxBatch: EVENTS_PER_JOB,
-    onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
+    onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
     apply: options.applyItems ?? ((tx, items) => applyTrackerItems(tx, items)),
   });
   const feature: Feature = {

@@ -52,7 +52,8 @@ export function knownSite(sites: Sites, domain: string): { domain: string; servi
  * `POST /e`: a tracker event. Refused (and counted in `mon_ingest_rejected_total{reason}`): a body over
  * 8 KiB or malformed (`invalid`), an unknown site (`unknown_site`), a bot or automated browser (`bot`),
  * an error from a browser extension (`extension`), a visitor address over its rate (`rate_limited`,
- * 429), a full queue (`queue_full`, 503). Answered 204 only once the event is stored.
+ * 429), storage unable to take it: a full queue, a lock held elsewhere, a stopping server (`queue_full`,
+ * 503). Answered 204 only once the event is stored.
  *
  * Refusals are answered here rather than thrown: they are counted, never logged, so that a flood costs
  * little and no visitor's address reaches the log.
@@ -147,7 +148,7 @@ export function registerIngest(
         traits,
         country: countries.of(address),
       });
-      // Answered once stored; a full queue rejects with 503 (counted by the queue as `queue_full`).
+      // Answered once stored; storage unable to take it rejects with 503 (counted by the queue as `queue_full`).
       await queue.submit(item);
       deps.metrics.ingestAccepted.inc({ endpoint: 'tracker' });
       shared.note(site.domain, ts, address, visitor, untrustedPeer(deps, request));

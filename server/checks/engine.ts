@@ -81,7 +81,7 @@ export class CheckEngine {
     };
     this.results = deps.store.ingestQueue<CheckResult>({
       maxKept: MAX_KEPT_RESULTS,
-      onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
+      onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
       // A dropped miss leaves its heartbeat's fallback deadline in place (see `due`).
       onDropped: (items, why) => deps.log.warn('check results dropped', { count: items.length, why }),
       apply: (tx, items, refuse) => applyResults(this.record, tx, items, refuse),

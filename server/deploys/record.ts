@@ -24,7 +24,7 @@ export type Recorder = {
 
 export function createRecorder(deps: Deps): Recorder {
   const queue = deps.store.ingestQueue<Item>({
-    onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
+    onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
     apply: (tx, items, refuse) => {
       items.forEach((item, i) => {
         const { service } = item.report;

@@ -48,7 +48,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
     maxBatch: FRAMES_PER_JOB,
     weigh: framesWeight,
     maxWeight: FRAMES_JOB_WEIGHT,
-    onQueueFull: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
+    onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
     apply: (tx, items, refuse) =>
       applyFrames({ deps, engine, seen: silence.seen, clockAhead }, tx, items, refuse),
   });

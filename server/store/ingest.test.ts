@@ -27,7 +27,7 @@ async function setup(
     windowMs: options.windowMs ?? 0,
     ...(options.maxKept === undefined ? {} : { maxKept: options.maxKept }),
     ...(options.maxAcknowledged === undefined ? {} : { maxAcknowledged: options.maxAcknowledged }),
-    onQueueFull: () => full++,
+    onUnavailable: () => full++,
     onDropped: (items) => dropped.push(items.length),
     apply: (tx, items) => {
       const insert = tx.db.prepare('INSERT INTO t VALUES (?)');
@@ -54,7 +54,7 @@ test('an acknowledged item resolves once it can be read; items arriving together
   await store.close();
 });
 
-test('beyond its acknowledged limit, submit answers 503 at once and counts a full queue', async () => {
+test('beyond its acknowledged limit, submit answers 503 at once and counts a full queue; so does a stopped queue', async () => {
   const { store, queue, stored, full } = await setup('full', { maxAcknowledged: 3 });
   const accepted = [1, 2, 3].map((v) => queue.submit(v));
   await assert.rejects(
@@ -64,17 +64,21 @@ test('beyond its acknowledged limit, submit answers 503 at once and counts a ful
   assert.equal(full(), 1);
   await Promise.all(accepted);
   assert.deepEqual(stored(), [1, 2, 3]);
+  await queue.close();
+  await assert.rejects(queue.submit(5), (e: { status: number }) => e.status === 503);
+  assert.equal(full(), 2);
   await store.close();
 });
 
 test('while storage refuses, acknowledged items answer 503 and unacknowledged ones wait, in order', async () => {
-  const { store, queue, stored } = await setup('lock', { maxWaitMs: 100 });
+  const { store, queue, stored, full } = await setup('lock', { maxWaitMs: 100 });
   const other = new DatabaseSync(`${dir}/lock.db`);
   other.exec('BEGIN IMMEDIATE');
   queue.offer(1);
   const ack = queue.submit(2);
   queue.offer(3);
   await assert.rejects(ack, (e: { status: number }) => e.status === 503);
+  assert.equal(full(), 1, 'the refusal is counted as the queue being unable to take it');
   queue.offer(4);
   await new Promise((r) => setTimeout(r, 150));
   assert.deepEqual(stored(), []);

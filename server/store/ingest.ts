@@ -32,8 +32,11 @@ export type IngestOptions<Item> = {
   maxKept?: number;
   /** Wait before trying again after storage refused a batch. */
   retryMs?: number;
-  /** A submit refused because the queue is full (feeds `mon_ingest_rejected_total{reason="queue_full"}`). */
-  onQueueFull?: () => void;
+  /**
+   * An acknowledged item answered 503: the queue is full, storage cannot take it (a lock held
+   * elsewhere, a full disk) or the server is stopping. Feeds `mon_ingest_rejected_total{reason="queue_full"}`.
+   */
+  onUnavailable?: () => void;
   /** Unacknowledged items dropped: storage is far behind, they failed on their own, or the server stops. */
   onDropped?: (items: Item[], why: string) => void;
 };
@@ -57,8 +60,8 @@ type Waiting<Item> = {
  *   the failing item is alone: one bad item costs only itself.
  */
 export class IngestQueue<Item> {
-  private readonly options: Required<Omit<IngestOptions<Item>, 'onQueueFull' | 'onDropped' | 'weigh'>> &
-    Pick<IngestOptions<Item>, 'onQueueFull' | 'onDropped' | 'weigh'>;
+  private readonly options: Required<Omit<IngestOptions<Item>, 'onUnavailable' | 'onDropped' | 'weigh'>> &
+    Pick<IngestOptions<Item>, 'onUnavailable' | 'onDropped' | 'weigh'>;
   private pending: Waiting<Item>[] = [];
   private acknowledged = 0;
   private inFlight: Promise<void> | null = null;
@@ -90,9 +93,12 @@ export class IngestQueue<Item> {
 
   /** Stores `item`; resolves once committed. Rejects with a 503 Problem when storage cannot take it. */
   submit(item: Item): Promise<void> {
-    if (this.closed) return Promise.reject(unavailable(5, 'the server is shutting down'));
+    if (this.closed) {
+      this.options.onUnavailable?.();
+      return Promise.reject(unavailable(5, 'the server is shutting down'));
+    }
     if (this.acknowledged >= this.options.maxAcknowledged) {
-      this.options.onQueueFull?.();
+      this.options.onUnavailable?.();
       return Promise.reject(unavailable(1, 'the write queue is full'));
     }
     return new Promise<void>((resolve, reject) => {
@@ -239,7 +245,10 @@ export class IngestQueue<Item> {
     if (!w.ack) return;
     this.acknowledged--;
     if (error === null) w.ack.resolve();
-    else w.ack.reject(error);
+    else {
+      if ((error as Problem).status === 503) this.options.onUnavailable?.();
+      w.ack.reject(error);
+    }
   }
 
   private dropOldestKept(): void {

@@ -90,6 +90,23 @@ test('a flood of addresses and peers does not grow it, and a proxy seen before s
   assert.ok(read.forwarded!.sharePercent < 1);
 });
 
+test('a proxy whose visitors come after thousands of other addresses in the hour still shows', () => {
+  const watch = new SharedAddressWatch();
+  // 2,000 addresses first, then 250 visitors from one address among 2,000 more: 250 of 4,250 is 6%…
+  others(watch, 2_000);
+  for (let i = 0; i < 2_000; i++) {
+    watch.note('shop.example', T0, `82.3.${i >> 8}.${i & 255}`, visitorId(), null);
+    if (i % 8 === 0) watch.note('shop.example', T0, '198.51.100.1', visitorId(), null);
+  }
+  assert.equal(watch.of('shop.example', T0, nobodyTrusted).proxy, null);
+  // …and with 300 more of its visitors, 550 of 4,550: 12%.
+  for (let i = 0; i < 300; i++) watch.note('shop.example', T0, '198.51.100.1', visitorId(), null);
+  const proxy = watch.of('shop.example', T0, nobodyTrusted).proxy;
+  assert.equal(proxy?.address, '198.51.100.0/24');
+  assert.equal(proxy?.visitors, 550);
+  assert.ok(Math.abs(proxy!.sharePercent - 12.3) <= 1, String(proxy!.sharePercent));
+});
+
 test('distinct counts: exact for few, within a few percent for many, merged across hours', () => {
   const few = new DistinctCount();
   for (let i = 0; i < 50; i++) few.add(visitorId());

@@ -49,12 +49,14 @@ export class SharedAddressWatch {
     }
     let visitors = hour.byAddress.get(address);
     if (!visitors) {
-      if (hour.byAddress.size >= MAX_ADDRESSES) return;
+      if (hour.byAddress.size >= MAX_ADDRESSES) keepBusiest(hour);
       visitors = new Set();
       hour.byAddress.set(address, visitors);
     }
     const key = Number.parseInt(visitor.slice(0, 8), 16);
-    if (hour.pairs < MAX_PAIRS && !visitors.has(key)) {
+    if (visitors.has(key)) return;
+    if (hour.pairs >= MAX_PAIRS) keepBusiest(hour);
+    if (hour.pairs < MAX_PAIRS) {
       visitors.add(key);
       hour.pairs++;
     }
@@ -106,6 +108,19 @@ export class SharedAddressWatch {
     }
     return hour;
   }
+}
+
+/**
+ * Makes room in a full hour: keeps the half of its addresses with the most visitors. An address
+ * dropped had no more visitors than half the addresses kept, so at most 1/1,000 of the hour's
+ * pairs when full; one that 10% of the visitors share is never near that, and goes on counting
+ * however many addresses come after it.
+ */
+function keepBusiest(hour: Hour): void {
+  const bySize = [...hour.byAddress].sort((a, b) => b[1].size - a[1].size);
+  hour.byAddress = new Map(bySize.slice(0, MAX_ADDRESSES / 2));
+  hour.pairs = 0;
+  for (const ids of hour.byAddress.values()) hour.pairs += ids.size;
 }
 
 /** The peer that forwarded the most events and is still not trusted, with its share of the events. */

@@ -37,12 +37,13 @@ const hostRow = mapper({
   latest: nullable(json<HostSample>()),
   firstSeen: nullable(int),
   lastSeen: nullable(int),
+  silentSince: nullable(int),
   clockAheadMs: nullable(int),
 });
 type HostRow = ReturnType<typeof hostRow.finish>;
 // The latest sample is read without its container and unit lists, which can be long.
 const hostColumns = `name, alerts, agent, json_remove(latest, '$.containers', '$.units') AS latest,
-  first_seen, last_seen, clock_ahead_ms`;
+  first_seen, last_seen, silent_since, clock_ahead_ms`;
 
 function agentOf(row: HostRow | undefined, now: number): AgentInfo | null {
   if (!row?.agent || row.lastSeen === null) return null;
@@ -96,7 +97,8 @@ export function readHostsList(db: DatabaseSync, config: LiveConfig, now: number)
       cpu: latest?.cpu ?? null,
       memory: latest?.memory ?? null,
       disk: latest?.disk ?? null,
-      alerting: alerting.get(name) ?? 0,
+      // A silent agent is an alert of the host's own, kept as `silent_since` (silence.ts).
+      alerting: (alerting.get(name) ?? 0) + (row?.silentSince != null ? 1 : 0),
       containers: items?.containers ?? 0,
       units: items?.units ?? 0,
       discovered: items?.discovered ?? 0,
@@ -126,7 +128,7 @@ export function readHost(
     agent: agentOf(row, now),
     alerts,
     alertsFrom: from,
-    alerting: alertingOf(db, name),
+    alerting: alertingOf(db, name, row?.silentSince ?? null),
     now: row?.latest ? hostNow(row.latest, alerts.ignoreMounts) : null,
     series: readHostSeries(db, name, span.from, span.to, now),
     containers: items.containers,
@@ -200,17 +202,37 @@ const failingRow = mapper({
   incident: nullable(text),
 });
 
-/** The host's alerts failing now, oldest first, each with the open incident that holds it. */
-function alertingOf(db: DatabaseSync, host: string): HostAlertNow[] {
-  const rows = all(
+const openIncident = (key: string) =>
+  `(SELECT a.incident FROM incident_alerts a WHERE a.key = ${key} AND a.recovered_at IS NULL LIMIT 1)`;
+
+/**
+ * The host's alerts failing now, oldest first, each with the open incident that holds it: the
+ * thresholds' and containers' (`host_alert_states`), and the agent's while it is silent (`silentSince`,
+ * with the detail of its `silent` event).
+ */
+function alertingOf(db: DatabaseSync, host: string, silentSince: number | null): HostAlertNow[] {
+  const silent =
+    silentSince === null
+      ? []
+      : all(
+          db,
+          `SELECT 'agent:' || ?1 AS key, ?2 AS failing_since,
+             (SELECT detail FROM host_events WHERE host = ?1 AND kind = 'silent' ORDER BY ts DESC LIMIT 1) AS detail,
+             ${openIncident(`'agent:' || ?1`)} AS incident`,
+          failingRow,
+          host,
+          silentSince,
+        );
+  const states = all(
     db,
-    `SELECT s.key, s.failing_since, s.detail,
-       (SELECT a.incident FROM incident_alerts a WHERE a.key = s.key AND a.recovered_at IS NULL LIMIT 1)
-         AS incident
+    `SELECT s.key, s.failing_since, s.detail, ${openIncident('s.key')} AS incident
      FROM host_alert_states s WHERE s.host = ? AND s.failing_since IS NOT NULL
      ORDER BY s.failing_since, s.key`,
     failingRow,
     host,
+  );
+  const rows = [...silent, ...states].sort(
+    (a, b) => a.failingSince - b.failingSince || a.key.localeCompare(b.key),
   );
   return rows.flatMap((r) => {
     const subject = subjectOf(host, r.key);

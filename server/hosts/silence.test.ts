@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
+import type { HostRead, HostsList } from '../../protocol/hosts.ts';
 import { FakeClock } from '../clock.ts';
 import type { HostAlert } from '../events.ts';
 import { memoryLog, within } from '../testing.ts';
@@ -85,6 +86,26 @@ test('an agent without a frame for 60 s goes silent: its checks turn unknown and
   assert.equal(kit.engine.get(home)!.rec.lastDetail, 'the agent on web-1 is silent');
   assert.equal(kit.engine.get(other)!.rec.state.status, 'up');
   assert.equal(await connected(kit), 1);
+  // The host's reads show the silence as its alert, with the incident that holds it.
+  const read = (await kit.inject('GET', '/api/v1/hosts/web-1')).body as HostRead;
+  assert.deepEqual(
+    read.alerting.map(({ key, metric, name, detail, since }) => ({ key, metric, name, detail, since })),
+    [
+      {
+        key: 'agent:web-1',
+        metric: 'agent',
+        name: 'web-1 agent',
+        detail: 'no frame for 60 s',
+        since: silentAt,
+      },
+    ],
+  );
+  assert.match(String(read.alerting[0]?.incident), /^[0-9a-f]{16}$/);
+  const alerting = async () =>
+    Object.fromEntries(
+      ((await kit.inject('GET', '/api/v1/hosts')).body as HostsList).hosts.map((h) => [h.name, h.alerting]),
+    );
+  assert.deepEqual(await alerting(), { 'never-seen': 0, 'web-1': 1, 'web-2': 0 });
 
   // The next frame ends the silence; the check is known again at its next run.
   await kit.clock.advance(5 * 60_000);
@@ -107,6 +128,8 @@ test('an agent without a frame for 60 s goes silent: its checks turn unknown and
   );
   assert.equal(kit.engine.get(home)!.rec.state.status, 'up');
   assert.equal(await connected(kit), 1);
+  assert.deepEqual(((await kit.inject('GET', '/api/v1/hosts/web-1')).body as HostRead).alerting, []);
+  assert.deepEqual(await alerting(), { 'never-seen': 0, 'web-1': 0, 'web-2': 1 });
 });
 
 test('after a restart silence counts from the start, not from the last frame: no host goes silent at once', async (t) => {

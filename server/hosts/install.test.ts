@@ -333,3 +333,18 @@ test('plain HTTP to another machine: a warning first, and the snippets stop unle
   const named = installCommands({ serverUrl: 'http://mon.localhost:8080', token, hostName: 'web-1' });
   assert.match(named.docker, /^# mon is served over plain HTTP/);
 });
+
+test("a loopback address (mon's default, without [server] url): a first line says the commands work only on mon's own machine", () => {
+  for (const serverUrl of ['http://127.0.0.1:8080', 'http://localhost:8080', 'https://[::1]:8443']) {
+    const { docker, systemd } = installCommands({ serverUrl, token, hostName: 'web-1' });
+    for (const snippet of [docker, systemd]) {
+      assert.match(
+        snippet,
+        /^# mon's address here is \S+, the machine's own: these work only on the machine mon runs on\. For another host, set \[server\] url in mon\.toml/,
+        serverUrl,
+      );
+    }
+  }
+  const remote = installCommands({ serverUrl: 'https://mon.example.com', token, hostName: 'web-1' });
+  assert.doesNotMatch(remote.docker + remote.systemd, /machine's own/);
+});

@@ -23,13 +23,21 @@ export function installCommands(input: { serverUrl: string; token: string; hostN
   const url = new URL(server);
   const plainHttp = url.protocol === 'http:' && !isLoopback(url.hostname);
   const settings = settingsSnippet(server, input.token, plainHttp);
+  const warning = plainHttp ? plainHttpWarning : isLoopback(url.hostname) ? loopbackWarning(server) : '';
   return {
-    docker: `${plainHttp ? plainHttpWarning : ''}# mon agent in Docker for the host ${name}: run as root on that host.
+    docker: `${warning}# mon agent in Docker for the host ${name}: run as root on that host.
 ${settings}${dockerCommand()}
 `,
-    systemd: `${plainHttp ? plainHttpWarning : ''}${systemdSnippet(server, settings, name)}`,
+    systemd: `${warning}${systemdSnippet(server, settings, name)}`,
   };
 }
+
+/**
+ * The first line of the commands when mon's address is loopback (the default listen address without
+ * `[server] url`): an agent on another machine would connect to itself for ever.
+ */
+const loopbackWarning = (server: string) =>
+  `# mon's address here is ${server}, the machine's own: these work only on the machine mon runs on. For another host, set [server] url in mon.toml to an address it reaches and add the host again.\n`;
 
 /** The first line of the commands for a plain HTTP server that is not loopback. */
 const plainHttpWarning =

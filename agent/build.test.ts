@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { tempDir, within } from '../server/testing.ts';
-import { buildAgent } from './build.ts';
+import { agentFileStale, buildAgent } from './build.ts';
 import { startAgentProcess, startStandInServer, testToken } from './fixtures/stand-in-server.ts';
 import packageJson from './package.json' with { type: 'json' };
 
@@ -33,7 +41,11 @@ before(async () => {
 after(() => built.remove());
 
 test('the build is one file of ASCII with every import inlined but Node built-ins', () => {
-  assert.deepEqual(readdirSync(join(built.dir, 'build')), ['mon-agent.mjs']);
+  // The file, and beside it the list of sources it was built from (for the server: agentFileStale).
+  assert.deepEqual(readdirSync(join(built.dir, 'build')).sort(), [
+    'mon-agent.mjs',
+    'mon-agent.mjs.sources.json',
+  ]);
   const code = readFileSync(file, 'utf8');
   assert.match(code, /^#!\/usr\/bin\/env node\n/);
   // Minified: `import{createRequire as e}from"node:module"`, and `import("…")` for a dynamic one.
@@ -129,4 +141,24 @@ test(`the bundle on a host without systemctl and with a plain HTTP server (the D
     await server.close();
     state.remove();
   }
+});
+
+test('the built file is stale once a source it was built from is newer, or its list of sources is missing', async () => {
+  const dir = join(built.dir, 'build');
+  const bundled = join(dir, 'mon-agent.mjs');
+  assert.equal(await agentFileStale(bundled), false);
+  const sources = JSON.parse(readFileSync(`${bundled}.sources.json`, 'utf8')) as string[];
+  assert.ok(sources.includes('agent/main.ts') && sources.includes('runners/http.ts'), sources.join(' '));
+  assert.ok(!sources.some((s) => s.includes('node_modules')));
+  // A source changed after the build (a stand-in listed beside the real ones).
+  const source = join(dir, 'changed.ts');
+  writeFileSync(source, '');
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(source, later, later);
+  const project = join(import.meta.dirname, '..');
+  writeFileSync(`${bundled}.sources.json`, JSON.stringify([...sources, relative(project, source)]));
+  assert.equal(await agentFileStale(bundled), true);
+  rmSync(`${bundled}.sources.json`);
+  assert.equal(await agentFileStale(bundled), true);
+  assert.equal(await agentFileStale(join(dir, 'missing.mjs')), true);
 });

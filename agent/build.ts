@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Plugin } from 'rolldown';
 import packageJson from './package.json' with { type: 'json' };
 
@@ -13,6 +13,30 @@ import packageJson from './package.json' with { type: 'json' };
  * request for it when missing. `node agent/build.ts` builds it by hand.
  */
 export const AGENT_FILE = join(import.meta.dirname, 'dist/mon-agent.mjs');
+
+/** Beside the built file: the project's source files it was built from, relative to the project. */
+const sourcesOf = (file: string) => `${file}.sources.json`;
+const PROJECT = dirname(import.meta.dirname);
+
+/**
+ * Whether the built file is missing or older than one of the sources it was built from (a `git pull`
+ * without `npm install`): the server then builds it again rather than hand hosts an old agent.
+ */
+export async function agentFileStale(file = AGENT_FILE): Promise<boolean> {
+  const built = await stat(file).catch(() => null);
+  if (!built) return true;
+  let sources: string[];
+  try {
+    sources = JSON.parse(await readFile(sourcesOf(file), 'utf8')) as string[];
+  } catch {
+    return true;
+  }
+  for (const source of sources) {
+    const info = await stat(join(PROJECT, source)).catch(() => null);
+    if (!info || info.mtimeMs > built.mtimeMs) return true;
+  }
+  return false;
+}
 
 export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; bytes: number }> {
   // Imported here: rolldown is a dev dependency, absent from an install without them.
@@ -45,6 +69,9 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
     throw new Error(`the agent bundle would import what a host lacks: ${problems.join('; ')}`);
   const [chunk] = output;
   if (chunk?.type !== 'chunk' || output.length !== 1) throw new Error('the agent bundle is not one file');
+  const sources = chunk.moduleIds
+    .filter((id) => id.startsWith(`${PROJECT}/`) && !id.includes('/node_modules/'))
+    .map((id) => relative(PROJECT, id));
   // Put on after the build: the minifier would drop the comment.
   const code = `#!/usr/bin/env node\n// mon agent ${packageJson.version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\n${chunk.code}`;
   // Whole or not at all: the server may be serving the file meanwhile.
@@ -52,6 +79,7 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, code, { mode: 0o644 });
+    await writeFile(sourcesOf(file), `${JSON.stringify(sources, null, 1)}\n`);
     await rename(temp, file);
   } finally {
     await rm(temp, { force: true });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildAgent } from '../../agent/build.ts';
@@ -24,10 +24,16 @@ function appServing(
   file: string,
   build: (file: string) => Promise<unknown>,
   deps = server.deps,
+  stale?: (file: string) => Promise<boolean>,
 ): FastifyInstance {
   return buildApp(deps, {
     authenticate: async () => null,
-    features: [{ name: 'agent-file', routes: (app) => registerAgentFile(app, deps, { file, build }) }],
+    features: [
+      {
+        name: 'agent-file',
+        routes: (app) => registerAgentFile(app, deps, { file, build, ...(stale && { stale }) }),
+      },
+    ],
   });
 }
 
@@ -127,5 +133,54 @@ test('a file that cannot be built answers 503 with Retry-After, says why in the 
     assert.equal(log.text().match(/cannot build the agent file/g)?.length, 2);
   } finally {
     await app.close();
+  }
+});
+
+test('a file older than its sources is built again by the first request; where it cannot be, it is served as it is', async () => {
+  const file = join(files.dir, 'stale/mon-agent.mjs');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, 'console.log("an old agent");\n');
+  let builds = 0;
+  const rebuilt = appServing(
+    file,
+    async (path) => {
+      builds++;
+      writeFileSync(path, 'console.log("the agent of these sources");\n');
+    },
+    server.deps,
+    async () => true,
+  );
+  try {
+    const answers = await Promise.all(
+      [1, 2].map(() => rebuilt.inject({ method: 'GET', url: '/agent/v1/agent.mjs' })),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.body),
+      ['console.log("the agent of these sources");\n', 'console.log("the agent of these sources");\n'],
+    );
+    await rebuilt.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+    assert.equal(builds, 1, 'looked at once per process');
+  } finally {
+    await rebuilt.close();
+  }
+
+  const log = memoryLog();
+  writeFileSync(file, 'console.log("an old agent");\n');
+  const deps = { ...server.deps, log: log.log };
+  const stuck = appServing(
+    file,
+    async () => {
+      throw new Error('rolldown is not installed');
+    },
+    deps,
+    async () => true,
+  );
+  try {
+    const answer = await stuck.inject({ method: 'GET', url: '/agent/v1/agent.mjs' });
+    assert.equal(answer.statusCode, 200);
+    assert.equal(answer.body, 'console.log("an old agent");\n');
+    assert.match(log.text(), /older than its sources and cannot be built here/);
+  } finally {
+    await stuck.close();
   }
 });

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { AGENT_FILE, buildAgent } from '../../agent/build.ts';
+import { AGENT_FILE, agentFileStale, buildAgent } from '../../agent/build.ts';
 import type { Deps } from '../deps.ts';
 import { unavailable } from '../problem.ts';
 
 /**
  * `GET /agent/v1/agent.mjs`: the agent as one self-contained file (agent/build.ts), which the install
  * commands fetch. Anyone may fetch it: it holds no secret. Built by `npm install`; when the file is
- * missing the first request builds it (later ones wait for that build). A build that failed is not
+ * missing, or older than the sources it was built from, the first request builds it (later ones wait
+ * for that build). A build that failed is not
  * tried again for a minute: meanwhile requests get 503 at once, so that anyone's GETs cannot keep the
  * server building. Kept in memory, read again when the file changes; an ETag lets a host skip a
  * download it has.
@@ -19,13 +20,36 @@ const BUILD_RETRY_MS = 60_000;
 export function registerAgentFile(
   app: FastifyInstance,
   deps: Deps,
-  options: { file?: string; build?: (file: string) => Promise<unknown> } = {},
+  options: {
+    file?: string;
+    build?: (file: string) => Promise<unknown>;
+    stale?: (file: string) => Promise<boolean>;
+  } = {},
 ): void {
   const file = options.file ?? AGENT_FILE;
   const build = options.build ?? buildAgent;
   let kept: { mtimeMs: number; size: number; body: Buffer; etag: string } | null = null;
   let building: Promise<unknown> | null = null;
   let failedAt: number | null = null;
+  // Once per process: a file older than its sources (the code was updated without `npm install`) is
+  // built again; where it cannot be (no dev dependencies), the file there is served, and that is logged.
+  let refreshed: Promise<void> | null = null;
+  const refresh = async () => {
+    if (!(await (options.stale ?? agentFileStale)(file))) return;
+    if (!(await stat(file).catch(() => null))) return;
+    try {
+      await build(file);
+      deps.log.info('the agent file was older than its sources: built again', { file });
+    } catch (error) {
+      deps.log.warn(
+        'the agent file is older than its sources and cannot be built here; serving it as it is',
+        {
+          file,
+          error: String(error),
+        },
+      );
+    }
+  };
   const cannotBuild = (retryAfterS: number) =>
     unavailable(
       retryAfterS,
@@ -33,6 +57,8 @@ export function registerAgentFile(
     );
 
   const current = async () => {
+    refreshed ??= refresh();
+    await refreshed;
     let info = await stat(file).catch(() => null);
     if (!info) {
       const since = failedAt === null ? null : deps.clock.now() - failedAt;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, before, test } from 'node:test';
+import { after, before, beforeEach, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { AgentFrame, LogFrame } from '../protocol/agent.ts';
-import { type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
+import { type Answer, type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
 import { tempDir, within } from '../server/testing.ts';
 import { countingClock } from './fixtures/clock.ts';
 import { createAgentLog } from './log.ts';
@@ -19,7 +19,7 @@ before(async () => {
   receiver = await startReceiver();
 });
 after(() => receiver.close());
-afterEach(() => {
+beforeEach(() => {
   receiver.received.length = 0;
   receiver.answer = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
 });
@@ -202,7 +202,7 @@ test('stopping writes what was gathered to the spool and sends nothing more', as
   }
 });
 
-test('a batch the server keeps failing on with 500 is set aside after 5 tries over 2 minutes; the next goes on', async () => {
+test('a batch the server keeps failing on with 500 while it stores the next is set aside; the next goes on', async () => {
   const w = await world();
   try {
     receiver.answer = (request) =>
@@ -227,22 +227,24 @@ test('a batch the server keeps failing on with 500 is set aside after 5 tries ov
     );
     assert.equal(w.spool.size().files, 2);
 
-    // The 8th try, 123 s after the first: set aside, and the next batch goes at once.
+    // The 8th try, 123 s after the first: the batch behind it is sent as a test and stored; the
+    // poison fails once more and is set aside.
     for (const backoff of [16_000, 32_000, 60_000]) {
       await w.waiting();
       await w.clock.advance(backoff);
       await receiver.arrived(++sent);
     }
-    await receiver.arrived(sent + 1);
-    assert.deepEqual(receiver.received.flatMap(textsOf), [...Array(8).fill('poison'), 'next']);
-    await within(5000, 'the spool emptied', () => w.spool.size().files === 0);
+    await receiver.arrived(sent + 2);
+    assert.deepEqual(receiver.received.flatMap(textsOf), [...Array(8).fill('poison'), 'next', 'poison']);
+    await within(5000, 'set aside', () => w.logged.join('').includes('set aside'));
+    assert.equal(w.spool.size().files, 0);
     assert.deepEqual(w.files(), ['rejected']);
     const rejected = readdirSync(join(w.dir, 'spool', 'rejected'));
     assert.equal(rejected.length, 1);
     const log = w.logged.join('');
     assert.ok(
       log.includes(
-        `error the server answered 500 to the same batch 8 times: set aside in spool/rejected/${rejected[0]}; sending the next`,
+        `error the server answered 500 to the same batch 9 times, and stored the batch behind it: set aside in spool/rejected/${rejected[0]}; sending the next`,
       ),
       log,
     );
@@ -252,26 +254,64 @@ test('a batch the server keeps failing on with 500 is set aside after 5 tries ov
   }
 });
 
-test('a proxy answering 502 or 504 for ten minutes (the server is down) sets no batch aside', async () => {
+/**
+ * An outage answered with `answer` for ten minutes while a batch is added every minute, then 200:
+ * every batch arrives, in order, and none is set aside.
+ */
+async function outage(answer: Answer) {
   const w = await world();
   try {
-    receiver.answer = (_request, n) => ({ status: n % 2 === 0 ? 502 : 504 });
-    w.outbox.add(frame('a'));
+    receiver.answer = () => answer;
+    w.outbox.add(frame('b0'));
     await w.outbox.flush();
-    let sent = 1;
-    await receiver.arrived(sent);
-    for (let elapsed = 0; elapsed < 10 * 60_000; ) {
+    await receiver.arrived(1);
+    // Each minute one sample's batch, and the timer (never over 60 s) fires: a try, at times with a test.
+    for (let minute = 1; minute <= 10; minute++) {
       await w.waiting();
-      const backoff = Math.min(1000 * 2 ** (sent - 1), 60_000);
-      await w.clock.advance(backoff);
-      elapsed += backoff;
-      await receiver.arrived(++sent);
+      w.outbox.add(frame(`b${minute}`));
+      await w.outbox.flush();
+      const before = receiver.received.length;
+      await w.clock.advance(60_000);
+      await receiver.arrived(before + 1);
     }
     await w.waiting();
-    assert.ok(sent > 10);
-    assert.deepEqual(w.files().length, 1, 'still in the spool, nothing in rejected/');
-    assert.doesNotMatch(w.logged.join(''), /set aside/);
+    const tests = receiver.received.filter((r) => textsOf(r)[0] !== 'b0');
+    assert.ok(tests.length >= 2, `the batch behind was tried as a test ${tests.length} times`);
+    assert.equal(w.spool.size().files, 11, 'all kept');
+    assert.ok(!w.files().includes('rejected'), 'nothing set aside');
+
+    const from = receiver.received.length;
+    receiver.answer = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
+    await w.clock.advance(60_000);
+    await receiver.arrived(from + 11);
+    const expected = Array.from({ length: 11 }, (_, i) => `b${i}`);
+    assert.deepEqual(receiver.received.slice(from).flatMap(textsOf), expected, 'all, oldest first');
+    await within(5000, 'the spool emptied', () => w.files().length === 0);
+    const log = w.logged.join('');
+    assert.doesNotMatch(log, /set aside/);
+    assert.equal(log.match(/the next batch fails too/g)?.length, 1, log);
+    return log;
   } finally {
     await w.dispose();
   }
+}
+
+test('a proxy answering 404 for ten minutes (then 200) sets no batch aside; all arrive in order', async () => {
+  const log = await outage({ status: 404, body: 'Not Found' });
+  assert.match(
+    log,
+    /warn cannot send frames \(the server answered 404 to POST \/agent\/v1\/frames: .*a mon server too old for this agent\); keeping 1 batch in the spool/,
+  );
+  assert.equal(log.match(/cannot send frames/g)?.length, 1, 'said once');
+});
+
+test('an outage of 500, 502 or a maintenance page answered 200 sets no batch aside either', async () => {
+  await outage({ status: 500 });
+  await outage({ status: 502 });
+  const log = await outage({
+    status: 200,
+    body: '<html><body>Down for maintenance</body></html>',
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+  });
+  assert.match(log, /cannot send frames \(the server answered 200 without mon's answer \(text\/html\)\)/);
 });

@@ -9,11 +9,15 @@ import { encodeFrameJson, type FrameJson, frameJson, type SendResult, type Trans
  * once when they pass FLUSH_BYTES); a flush writes them to the spool as request bodies, and the sender
  * sends the spool's files one at a time, oldest first, deleting each after a 200. Failures keep the
  * files and wait: 1 s doubling to 60 s, or the server's Retry-After on 429 and 503. A batch the server
- * calls bad (400, 413, 422) is dropped, never sent again. A batch the server keeps failing on with
- * another status (a 500: something in it the server cannot store) is set aside in `spool/rejected/`
- * after SET_ASIDE_TRIES such answers over at least SET_ASIDE_AFTER_MS, so that the batches behind it
- * go on: one batch must not silence the host. 502 and 504 are a proxy's word that the server is down,
- * and never set a batch aside (nor do no answer, 429, 503 or a refused token, which every batch gets).
+ * calls bad (400, 413, 422) is dropped, never sent again.
+ *
+ * Any other failure keeps the batch, however long it lasts: an outage (a proxy's 404 or 502, a 500, no
+ * answer) fails every batch alike, and only the spool's bounds limit what is kept. Yet one batch the
+ * server cannot store (a 500 for something in it) must not hold back the host's batches for ever: after
+ * SET_ASIDE_TRIES failures of the oldest batch over at least SET_ASIDE_AFTER_MS (busy and a refused
+ * token do not count: they blame no batch), the batch behind it is sent once as a test. Stored, and the
+ * oldest fails once more: the oldest is set aside in `spool/rejected/` and the rest go on. Failing too:
+ * the server (or the way to it) fails, not the batch; all are kept, tested again after as many failures.
  */
 export type Outbox = {
   add(frame: AgentFrame): void;
@@ -29,12 +33,10 @@ export type Outbox = {
 export const FLUSH_BYTES = 1024 * 1024;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
-/** A batch is set aside after this many failing answers of its own… */
+/** The batch behind a failing one is sent as a test after this many failures of the oldest… */
 export const SET_ASIDE_TRIES = 5;
 /** …the first of them at least this long ago (with the backoff, about 8 tries). */
 export const SET_ASIDE_AFTER_MS = 2 * 60_000;
-/** Statuses of a proxy before a server that is down: the batch is not to blame. */
-const GATEWAY_STATUSES = new Set([502, 504]);
 
 export function createOutbox(deps: {
   spool: Spool;
@@ -53,8 +55,10 @@ export function createOutbox(deps: {
   let stopped = false;
   /** The kind of the last failure, so that a run of failures is logged once and the recovery once. */
   let failing: string | null = null;
-  /** The oldest file's failing answers that blame the batch: how many, since when. */
-  let blamed: { name: string; tries: number; since: number } | null = null;
+  /** The oldest file's failures since the last test of the batch behind it: how many, since when. */
+  let blamed: { name: string; tries: number; since: number; behindStored: boolean } | null = null;
+  /** A test found the batch behind the oldest failing too (logged once per outage). */
+  let everyBatchFails = false;
 
   const flush = (): Promise<void> => {
     const frames = pending;
@@ -95,11 +99,7 @@ export function createOutbox(deps: {
       if (!file) return;
       const result = await transport.postFrames(file.body);
       if (result.kind === 'stored' || result.kind === 'bad') {
-        if (result.kind === 'bad') {
-          log.error(
-            `the server refused a batch as bad (${result.status}${result.detail ? `: ${result.detail}` : ''}): dropped`,
-          );
-        }
+        if (result.kind === 'bad') logBad(result);
         await spool.remove(file.name);
         if (failing) {
           const left = spool.size().files;
@@ -107,41 +107,90 @@ export function createOutbox(deps: {
         }
         failing = null;
         failures = 0;
+        everyBatchFails = false;
         continue;
       }
       report(result);
-      if (result.kind === 'failed' && result.status !== undefined && !GATEWAY_STATUSES.has(result.status)) {
-        if (blamed?.name !== file.name) blamed = { name: file.name, tries: 0, since: clock.now() };
-        blamed.tries++;
-        if (blamed.tries >= SET_ASIDE_TRIES && clock.now() - blamed.since >= SET_ASIDE_AFTER_MS) {
-          await setAside(file.name, result.detail, blamed.tries);
-          continue;
-        }
+      // A busy server or a refused token says the batch is not to blame: only other failures count.
+      if (result.kind !== 'failed') {
+        backOff(result);
+        return;
       }
-      const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** failures, MAX_BACKOFF_MS);
-      failures++;
-      wait(result.kind === 'busy' && result.retryAfterMs !== null ? result.retryAfterMs : backoff);
+      if (blamed?.name !== file.name) {
+        blamed = { name: file.name, tries: 0, since: clock.now(), behindStored: false };
+      }
+      blamed.tries++;
+      if (blamed.behindStored) {
+        // The batch behind it was stored just before: it is this batch the server cannot take.
+        await setAside(file.name, describe(result), blamed.tries);
+        continue;
+      }
+      let last: SendResult = result;
+      if (blamed.tries >= SET_ASIDE_TRIES && clock.now() - blamed.since >= SET_ASIDE_AFTER_MS) {
+        const test = await testBehind(file.name);
+        if (test === 'go on') continue;
+        if (test !== null) last = test;
+      }
+      backOff(last);
       return;
     }
   };
 
+  const backOff = (result: SendResult): void => {
+    const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** failures, MAX_BACKOFF_MS);
+    failures++;
+    wait(result.kind === 'busy' && result.retryAfterMs !== null ? result.retryAfterMs : backoff);
+  };
+
+  /**
+   * Sends the batch behind the failing oldest one once, to tell a batch the server cannot store from a
+   * server (or a way to it) that stores nothing. 'go on' to try the oldest again at once: the test was
+   * stored (so `behindStored`), or bad and dropped. Else the test's failure, or null when no batch is
+   * behind (the oldest holds nothing back: it stays, and is tested when the next batch comes).
+   */
+  const testBehind = async (
+    oldest: string,
+  ): Promise<'go on' | Exclude<SendResult, { kind: 'stored' | 'bad' }> | null> => {
+    const behind = await spool.after(oldest);
+    if (!behind || !blamed) return null;
+    const test = await transport.postFrames(behind.body);
+    if (test.kind === 'stored' || test.kind === 'bad') {
+      if (test.kind === 'bad') logBad(test);
+      else blamed.behindStored = true;
+      await spool.remove(behind.name);
+      return 'go on';
+    }
+    // Every batch fails alike (an outage): all are kept; the next test after as many failures again.
+    blamed = { name: oldest, tries: 0, since: clock.now(), behindStored: false };
+    if (!everyBatchFails) {
+      everyBatchFails = true;
+      log.warn(
+        `the next batch fails too (${describe(test)}): the server is failing, not a batch; keeping all`,
+      );
+    }
+    return test;
+  };
+
   const setAside = async (name: string, detail: string, tries: number): Promise<void> => {
+    const what = `${detail} to the same batch ${tries} times, and stored the batch behind it`;
     try {
       await spool.setAside(name);
-      log.error(
-        `${detail} to the same batch ${tries} times: set aside in spool/rejected/${name}; sending the next`,
-      );
+      log.error(`${what}: set aside in spool/rejected/${name}; sending the next`);
     } catch (error) {
       // Not movable: dropped rather than block the batches behind it.
       await spool.remove(name);
-      log.error(
-        `${detail} to the same batch ${tries} times; cannot set it aside (${(error as Error).message}): dropped`,
-      );
+      log.error(`${what}; cannot set it aside (${(error as Error).message}): dropped`);
     }
     blamed = null;
     failing = null;
     failures = 0;
+    everyBatchFails = false;
   };
+
+  const logBad = (result: { status: number; detail: string }): void =>
+    log.error(
+      `the server refused a batch as bad (${result.status}${result.detail ? `: ${result.detail}` : ''}): dropped`,
+    );
 
   const report = (result: Exclude<SendResult, { kind: 'stored' | 'bad' }>): void => {
     const kind = result.kind === 'failed' ? `failed:${result.detail}` : `${result.kind}:${result.status}`;
@@ -151,7 +200,11 @@ export function createOutbox(deps: {
     const keeping = `keeping ${files} batch${files === 1 ? '' : 'es'} in the spool`;
     if (result.kind === 'refused') log.error(`the server refused the token (${result.status}); ${keeping}`);
     else if (result.kind === 'busy') log.warn(`the server is busy (${result.status}); ${keeping}`);
-    else log.warn(`cannot send frames (${result.detail}); ${keeping}`);
+    else if (result.status === 404) {
+      log.warn(
+        `cannot send frames (the server answered 404 to POST /agent/v1/frames: a proxy that lost its route, MON_SERVER not the address of mon, or a mon server too old for this agent); ${keeping}`,
+      );
+    } else log.warn(`cannot send frames (${result.detail}); ${keeping}`);
   };
 
   return {
@@ -182,4 +235,9 @@ export function createOutbox(deps: {
       }
     },
   };
+}
+
+/** A failure as the log says it: "the server answered 500", "ECONNREFUSED: …". */
+function describe(result: Exclude<SendResult, { kind: 'stored' | 'bad' }>): string {
+  return result.kind === 'failed' ? result.detail : `the server answered ${result.status}`;
 }

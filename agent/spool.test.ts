@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -39,6 +39,24 @@ test('files come out oldest first, are deleted when removed, and survive a resta
     }
     assert.deepEqual(texts, ['two', 'three', 'four']);
     assert.deepEqual(readdirSync(dir), []);
+  } finally {
+    remove();
+  }
+});
+
+test('after(name) is the next oldest, read back from disk; a file removed by hand is skipped', async () => {
+  const { dir, remove } = tempDir('mon-spool-');
+  try {
+    const spool = await openSpool(dir, { now: () => 5000 });
+    for (const text of ['one', 'two', 'three', 'four']) await spool.add(body(text));
+    const names = readdirSync(dir).sort();
+    assert.equal((await spool.after(names[0]!))?.body.toString(), 'two');
+    unlinkSync(join(dir, names[1]!));
+    const next = await spool.after(names[0]!);
+    assert.equal(next?.body.toString(), 'three', 'the missing one skipped');
+    assert.deepEqual(spool.size(), { files: 3, bytes: 12 });
+    assert.equal(await spool.after(names[3]!), null, 'none after the newest');
+    assert.equal(await spool.after('000000000000001-000000.json.gz'), null, 'none after an unknown name');
   } finally {
     remove();
   }

@@ -29,6 +29,8 @@ export type Spool = {
   add(body: Buffer): Promise<void>;
   /** The oldest file, or null when the spool is empty. */
   oldest(): Promise<{ name: string; body: Buffer } | null>;
+  /** The file after the named one (the next oldest), or null when there is none. */
+  after(name: string): Promise<{ name: string; body: Buffer } | null>;
   /** Deletes a file once the server has it (or refused it as bad). */
   remove(name: string): Promise<void>;
   /**
@@ -141,6 +143,21 @@ export async function openSpool(
         } catch {
           // Gone or unreadable (removed by hand): skip it.
           await removeOldest();
+        }
+      }
+      return null;
+    },
+    async after(name) {
+      for (let index = files.findIndex((file) => file.name === name) + 1; index > 0; ) {
+        const file = files[index];
+        if (!file) return null;
+        if (lastBody?.name === file.name) return lastBody;
+        try {
+          return { name: file.name, body: await readFile(join(dir, file.name)) };
+        } catch {
+          // Gone or unreadable (removed by hand): skip it; the next takes its index.
+          bytes -= file.bytes;
+          files.splice(index, 1);
         }
       }
       return null;

@@ -117,7 +117,7 @@ test('a self-signed certificate is refused even with MON_CA set to another root'
   }
 });
 
-test('answers: 200 stored; 400/413/422 bad; 401/403 refused; 429/503 busy with Retry-After; others and no answer failed', async () => {
+test("answers: 200 with mon's answer stored; 400/413/422 bad; 401/403 refused; 429/503 busy with Retry-After; others and no answer failed", async () => {
   const transport = createTransport({ server: new URL(receiver.url), token, ca: null, userAgent: 'test' });
   const { bodies } = await encodeFrames(frames);
   const post = () => transport.postFrames(bodies[0]!);
@@ -137,6 +137,7 @@ test('answers: 200 stored; 400/413/422 bad; 401/403 refused; 429/503 busy with R
       { status: 503 },
       { status: 500 },
       { status: 302, headers: { location: 'https://elsewhere.example.com/' } },
+      { status: 200, body: '<html>Maintenance</html>', headers: { 'content-type': 'text/html' } },
     );
     assert.deepEqual(await post(), { kind: 'stored' });
     assert.deepEqual(await post(), { kind: 'bad', status: 422, detail: 'frames[0].ts: required' });
@@ -150,7 +151,13 @@ test('answers: 200 stored; 400/413/422 bad; 401/403 refused; 429/503 busy with R
     assert.deepEqual(await post(), { kind: 'failed', detail: 'the server answered 500', status: 500 });
     // A redirect is not followed: the token goes only to MON_SERVER.
     assert.deepEqual(await post(), { kind: 'failed', detail: 'the server answered 302', status: 302 });
-    assert.equal(receiver.received.length, 11);
+    // A proxy's page answered 200 stored nothing.
+    assert.deepEqual(await post(), {
+      kind: 'failed',
+      detail: "the server answered 200 without mon's answer (text/html)",
+      status: 200,
+    });
+    assert.equal(receiver.received.length, 12);
   } finally {
     transport.close();
   }

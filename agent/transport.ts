@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { AgentFrame, PollAnswer } from '../protocol/agent.ts';
+import type { AgentFrame, FramesAnswer, PollAnswer } from '../protocol/agent.ts';
 import { MAX_FRAMES_BYTES, MAX_INFLATED_FRAMES_BYTES, POLL_WAIT_MS } from '../protocol/agent-constants.ts';
 import { readPollAnswer } from './poll-answer.ts';
 
@@ -29,7 +29,7 @@ export type PollQuery = {
 
 /** What became of a request, by the server's answer (docs/agent.md, "Sending"). */
 export type SendResult =
-  /** 200: stored. */
+  /** 200 with mon's answer (`{stored, skipped}`): stored. */
   | { kind: 'stored' }
   /** 400, 413, 422: the batch is bad; sending it again cannot help. */
   | { kind: 'bad'; status: number; detail: string }
@@ -37,7 +37,7 @@ export type SendResult =
   | { kind: 'refused'; status: number }
   /** 429, 503: the server is busy; try again after `retryAfterMs` (its Retry-After), or after the backoff. */
   | { kind: 'busy'; status: number; retryAfterMs: number | null }
-  /** No answer (network, timeout) or another `status`: try again after the backoff. */
+  /** No answer (network, timeout), another `status`, or a 200 not from mon: try again after the backoff. */
   | { kind: 'failed'; detail: string; status?: number };
 
 export type PollResult = { kind: 'answer'; answer: PollAnswer } | Exclude<SendResult, { kind: 'stored' }>;
@@ -78,7 +78,7 @@ export function createTransport(options: {
     body: Buffer | null,
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<{ status: number; retryAfter: string | undefined; text: string }> => {
+  ): Promise<{ status: number; retryAfter: string | undefined; type: string; text: string }> => {
     const { request: send, agent } = await client;
     return new Promise((resolve, reject) => {
       const request = send(
@@ -104,6 +104,7 @@ export function createTransport(options: {
             resolve({
               status: response.statusCode ?? 0,
               retryAfter: response.headers['retry-after'],
+              type: response.headers['content-type'] ?? '',
               text: Buffer.concat(chunks).toString('utf8'),
             }),
           );
@@ -130,7 +131,15 @@ export function createTransport(options: {
           body,
           POST_TIMEOUT_MS,
         );
-        return answer.status === 200 ? { kind: 'stored' } : failure(answer);
+        if (answer.status !== 200) return failure(answer);
+        // A 200 of something else (a proxy's maintenance or login page) did not store the batch.
+        const said = jsonOf(answer.text) as Partial<FramesAnswer> | undefined;
+        if (typeof said?.stored === 'number') return { kind: 'stored' };
+        return {
+          kind: 'failed',
+          detail: `the server answered 200 without mon's answer (${answer.type.split(';')[0] || 'no content type'})`,
+          status: 200,
+        };
       } catch (error) {
         return { kind: 'failed', detail: networkText(error) };
       }

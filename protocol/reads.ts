@@ -86,7 +86,7 @@ export type ServiceSummary = {
   managed: boolean;
   /** The worst status of its checks; unknown without checks. */
   status: CheckStatus;
-  /** Its hosts (`[[service]] hosts`). */
+  /** Its hosts: `[[service]] hosts`, then those linked by `POST /api/v1/discovered/monitor`. */
   hosts: string[];
   /** Its web sites (`[[service]] sites` and `POST /api/v1/sites`), sorted. */
   sites: string[];
@@ -105,6 +105,8 @@ export type ServiceRead = {
   name: string;
   managed: boolean;
   status: CheckStatus;
+  /** As in the services list. */
+  hosts: string[];
   /** In maintenance now (a window of the service, one of its hosts, or everything); else null. */
   maintenance: MaintenanceNow | null;
   /** Its web sites (`[[service]] sites` and `POST /api/v1/sites`), sorted. */

@@ -171,3 +171,31 @@ test('a [[check]] whose from names no known host is an error of mon.toml until t
   await engine.reconcile();
   assert.equal(engine.all()[0]!.def.from, 'web-1');
 });
+
+test('a reload that drops the host a panel check runs from is refused, naming the check', async (t) => {
+  const { server, engine, inject } = await checkServer();
+  t.after(() => server.dispose());
+  const file = join(server.dataDir, 'mon.toml');
+  writeFileSync(file, '[[service]]\nname = "edge"\nhosts = ["svc-host"]\n');
+  server.deps.config.reload();
+  assert.equal(server.deps.config.error(), null);
+  const body = { name: 'db', service: 'core', kind: 'tcp', target: 'db.internal:5432', from: 'svc-host' };
+  const res = await inject('POST', '/api/v1/checks', body);
+  assert.equal(res.status, 201, res.text);
+  const { id } = res.body as Any;
+
+  writeFileSync(file, '');
+  server.deps.config.reload();
+  const error =
+    'the panel check "db" runs from the host "svc-host", which this file no longer names: keep it in a [[host]] or a service\'s hosts, add it with POST /api/v1/hosts, or change the check\'s from (the whole file is rejected until then)';
+  assert.equal(((await inject('GET', '/api/v1/config/status')).body as Any).error, error);
+  // The file in force stays: svc-host is still a host, and the check still runs from it.
+  assert.equal((await inject('GET', '/api/v1/hosts/svc-host')).status, 200);
+  assert.equal(engine.get(id)!.def.from, 'svc-host');
+
+  // Once the check runs from elsewhere, the file loads.
+  assert.equal((await inject('PUT', `/api/v1/checks/${id}`, { ...body, from: null })).status, 200);
+  server.deps.config.reload();
+  assert.equal(server.deps.config.error(), null);
+  assert.equal((await inject('GET', '/api/v1/hosts/svc-host')).status, 404);
+});

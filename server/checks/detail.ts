@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } from '../../protocol/reads.ts';
 import { sitesByService } from '../analytics/sites.ts';
 import { changesBetween, deploysOf } from '../deploys/read.ts';
+import { graphOf } from '../incidents/graph.ts';
 import { invalid } from '../problem.ts';
 import { all, int, type Mapper, mapper, nullable, real, text } from '../store/rows.ts';
 import type { Span } from '../windows/active.ts';
@@ -147,9 +148,9 @@ export function readDetail(
   const id = entry.rec.id;
   const service = entry.rec.service;
   const siblings = engine.all().filter((e) => e.rec.service === service);
-  const services = engine.deps.config.current().services;
-  const hosts = services.find((s) => s.name === service)?.hosts ?? [];
-  const held = heldService(recentMaintenance(db, now), services, service, now).spans;
+  const graph = graphOf(db, engine.deps.config.current().services);
+  const hosts = graph.hostsOf(service);
+  const held = heldService(recentMaintenance(db, now), graph, service, now).spans;
   const day = dayTotals(db, [id], now, held);
   const beats = readBeats(db, id);
   return {
@@ -179,16 +180,17 @@ export function readServices(engine: CheckEngine): ServicesList {
   const byService = groupByService(engine);
   const windows = recentMaintenance(db, now);
   const services = engine.deps.config.current().services;
+  const graph = graphOf(db, services);
   const sites = sitesByService(db, services);
   return {
     services: listServices(db).map((s) => {
       const entries = byService.get(s.name) ?? [];
-      const held = heldService(windows, services, s.name, now).spans;
+      const held = heldService(windows, graph, s.name, now).spans;
       return {
         name: s.name,
         managed: s.managed,
         status: worstStatus(entries),
-        hosts: services.find((f) => f.name === s.name)?.hosts ?? [],
+        hosts: graph.hostsOf(s.name),
         sites: sites.get(s.name) ?? [],
         uptime: {
           day: uptimePercent(
@@ -220,11 +222,13 @@ export function readService(engine: CheckEngine, name: string): ServiceRead | nu
   const entries = groupByService(engine).get(name) ?? [];
   const now = engine.deps.clock.now();
   const services = engine.deps.config.current().services;
-  const held = heldService(recentMaintenance(db, now), services, name, now);
+  const graph = graphOf(db, services);
+  const held = heldService(recentMaintenance(db, now), graph, name, now);
   return {
     name,
     managed: service.managed,
     status: worstStatus(entries),
+    hosts: graph.hostsOf(name),
     maintenance: held.now,
     sites: sitesByService(db, services).get(name) ?? [],
     uptime: uptimes(

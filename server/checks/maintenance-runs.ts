@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { MaintenanceNow } from '../../protocol/reads.ts';
-import type { FileService } from '../config/core.ts';
+import type { ServiceGraph } from '../incidents/graph.ts';
 import { all, int, mapper, text } from '../store/rows.ts';
 import {
   type MaintenanceWindow,
@@ -160,11 +160,11 @@ export type Held = { spans: Span[]; now: MaintenanceNow | null };
 
 export function heldService(
   windows: readonly MaintenanceWindow[],
-  services: readonly FileService[],
+  graph: ServiceGraph,
   name: string,
   now: number,
 ): Held {
-  const scope = { services: [name], hosts: services.find((s) => s.name === name)?.hosts ?? [] };
+  const scope = { services: [name], hosts: graph.hostsOf(name) };
   return {
     spans: maintenanceSpans(windows, scope, now - LOOKBACK_MS, now),
     now: maintenanceAt(windows, scope, now),

@@ -49,7 +49,7 @@ test('file checks are taken in, kept, changed, removed; file services are manage
     kind: 'tcp',
     target: '127.0.0.1:9',
   });
-  assert.deepEqual(panelCheckNames(server.deps.store), [{ name: 'panel one', source: 'panel' }]);
+  assert.deepEqual(panelCheckNames(server.deps.store), [{ name: 'panel one', source: 'panel', from: null }]);
   assert.deepEqual(
     checksForExport(server.deps.store).filter((c) => !c.managed),
     [

@@ -295,10 +295,14 @@ export function setPingToken(
 
 // For the mon.toml loader: collisions with panel checks and the export of panel checks.
 
-const panelName = mapper({ name: text }, (r): { name: string; source: 'panel' } => ({
-  name: r.name,
-  source: 'panel',
-}));
+const panelName = mapper(
+  { name: text, from: nullable(text) },
+  (r): { name: string; source: 'panel'; from: string | null } => ({
+    name: r.name,
+    source: 'panel',
+    from: r.from,
+  }),
+);
 
 const nameOnly = mapper({ name: text }, (r) => r.name);
 
@@ -307,11 +311,15 @@ const exportedCheck = mapper(
   (r): StoredCheck => r,
 );
 
-/** Names of the checks created through the API (not the file, not an agent's checks file). */
-export function panelCheckNames(store: Store): { name: string; source: 'panel' }[] {
+/**
+ * Names of the checks created through the API (not the file, not an agent's checks file), with the
+ * host each runs from (`from`), which a reload must not make unknown.
+ */
+export function panelCheckNames(store: Store): { name: string; source: 'panel'; from: string | null }[] {
   return all(
     store.read,
-    'SELECT name FROM checks WHERE managed = 0 AND host_defined = 0 ORDER BY name',
+    `SELECT name, json_extract(body, '$.from') AS "from" FROM checks
+     WHERE managed = 0 AND host_defined = 0 ORDER BY name`,
     panelName,
   );
 }

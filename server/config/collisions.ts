@@ -7,7 +7,8 @@ import type { LiveConfig } from './sections.ts';
  * files: the file wins over those (the host's check gives way, checks/file-sync.ts).
  */
 export type OutsideNames = {
-  checks: { name: string; source: 'panel' }[];
+  /** `from`: the host a panel check runs from, which the file must not make unknown. */
+  checks: { name: string; source: 'panel'; from?: string | null }[];
   /** Services that exist outside the file (made by panel checks); a file check must not take their names. */
   services?: string[];
   /** Notification channels made in the panel: an `[[alert]]` must not take their names. */
@@ -32,8 +33,9 @@ export type LeftOut = {
  * The rules of the file as a whole, across sections; each section checks only its own tables.
  * Checks (heartbeats included) and services share one name space across the file, the panel and
  * hosts' checks files; hosts and alerts have their own. `depends_on` names services of `[[service]]`
- * or of `[[check]]`; a check's `from` names a host of the file or one known outside it. `outside`
- * lists what is not in the file (panel checks and services, panel channels, known hosts).
+ * or of `[[check]]`; a check's `from`, the file's or a panel check's, names a host of the file or one
+ * known outside it. `outside` lists what is not in the file (panel checks and services, panel
+ * channels, known hosts).
  */
 export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut = {}): PathError[] {
   const at = (table: string, position: number) => partial.at?.(table, position) ?? position;
@@ -165,6 +167,15 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
     errors.push({
       path: ['check', at('check', c.index), 'from'],
       message: `no host named "${from}": add it with POST /api/v1/hosts, or name it in a [[host]] or a service's hosts`,
+    });
+  }
+  // A panel check's host known only from the file (a service's hosts) must stay in it.
+  for (const c of outside.checks) {
+    const from = c.from ?? null;
+    if (from === null || hosts.has(from)) continue;
+    errors.push({
+      path: [],
+      message: `the panel check "${c.name}" runs from the host "${from}", which this file no longer names: keep it in a [[host]] or a service's hosts, add it with POST /api/v1/hosts, or change the check's from (the whole file is rejected until then)`,
     });
   }
   const panelChannels = new Set(outside.channels ?? []);

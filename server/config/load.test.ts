@@ -322,6 +322,24 @@ test("a check's from must name a host of the file or one known outside it", () =
   assert.equal(config.checks[0]!.body.from, 'web-3');
 });
 
+test("a panel check's from must stay a known host: the file that drops it is rejected", () => {
+  const panel = (hosts: string[]) => () => ({
+    checks: [
+      { name: 'db', source: 'panel' as const, from: 'svc-host' },
+      { name: 'home', source: 'panel' as const, from: null },
+    ],
+    hosts,
+  });
+  const service = '[[service]]\nname = "edge"\nhosts = ["svc-host"]\n';
+  configOf(service, { env: {}, names: panel([]) });
+  configOf('[[host]]\nname = "svc-host"\n', { env: {}, names: panel([]) });
+  configOf('', { env: {}, names: panel(['svc-host']) });
+  assert.equal(
+    errorOf('[[service]]\nname = "edge"\n', { env: {}, names: panel([]) }),
+    'the panel check "db" runs from the host "svc-host", which this file no longer names: keep it in a [[host]] or a service\'s hosts, add it with POST /api/v1/hosts, or change the check\'s from (the whole file is rejected until then)',
+  );
+});
+
 test('top-level tables are validated', () => {
   assert.deepEqual(
     errorOf(

@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HostRead, HostsList, Monitored } from '../../protocol/hosts.ts';
-import type { ServicesList } from '../../protocol/reads.ts';
+import type { LiveKey } from '../../protocol/live.ts';
+import type { Overview } from '../../protocol/overview.ts';
+import type { ServiceRead, ServicesList } from '../../protocol/reads.ts';
 import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
 import { fileService, incidentServer } from '../incidents/testkit.ts';
 import { all, mapper, text } from '../store/rows.ts';
@@ -224,4 +226,56 @@ test('a host linked by monitoring is part of its service for incidents: its main
   await kit.fail(home);
   const [incident] = await kit.list();
   assert.equal(incident?.inMaintenance, true);
+});
+
+test('a linked host is a host of its service in every read: the lists, the service, its maintenance', async (t) => {
+  const { server, inject, clock, engine, script } = await withItems();
+  t.after(() => server.dispose());
+  const check = {
+    name: 'blog-home',
+    service: 'blog',
+    kind: 'http',
+    target: 'http://127.0.0.1:9/',
+    everyMs: 60_000,
+  };
+  const made = await inject('POST', '/api/v1/discovered/monitor', { host: 'web-1', service: 'blog', check });
+  assert.equal(made.status, 201, made.text);
+  await engine.flush();
+  const services = ((await inject('GET', '/api/v1/services')).body as ServicesList).services;
+  assert.deepEqual(
+    services.map((s) => [s.name, s.hosts]),
+    [
+      ['blog', ['web-1']],
+      ['files', ['db-1']],
+    ],
+  );
+  const blog = async () => (await inject('GET', '/api/v1/services/blog')).body as ServiceRead;
+  assert.deepEqual((await blog()).hosts, ['web-1']);
+  assert.equal((await blog()).maintenance, null);
+
+  // A maintenance window of web-1 holds blog: its screens reload, and its reads say so.
+  const published: LiveKey[][] = [];
+  const stop = server.deps.bus.subscribe((keys) => published.push([...keys]));
+  t.after(stop);
+  await clock.advance(30_000);
+  const ends = clock.now() + 3_600_000;
+  const window = await inject('POST', '/api/v1/maintenance', {
+    scope: 'host',
+    name: 'web-1',
+    starts: clock.now(),
+    ends,
+  });
+  assert.equal(window.status, 201, window.text);
+  assert.deepEqual(published.pop()?.sort(), ['overview', 'service:blog']);
+  assert.equal((await blog()).maintenance?.until, ends);
+  const overview = (await inject('GET', '/api/v1/overview')).body as Overview;
+  assert.equal(overview.services.find((s) => s.name === 'blog')?.maintenance?.until, ends);
+  // A failed run inside the window counts neither way: blog's uptime stays that of its first run.
+  script.outcome = { status: 'down', latencyMs: null, detail: 'refused' };
+  await clock.advance(31_000);
+  await engine.flush();
+  assert.equal(script.runs, 2);
+  assert.equal((await blog()).uptime.day, 100);
+  const listed = ((await inject('GET', '/api/v1/services')).body as ServicesList).services;
+  assert.equal(listed.find((s) => s.name === 'blog')?.uptime.day, 100);
 });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { LiveConfig } from '../config/service.ts';
+import { graphOf } from '../incidents/graph.ts';
 import { all, mapper, text } from '../store/rows.ts';
-import { serviceHostLinks } from './store.ts';
 
 /**
  * Which service a container or systemd unit belongs to (docs/hosts.md), first match wins:
@@ -34,14 +34,7 @@ const serviceRow = mapper({ name: text });
 export function membership(db: DatabaseSync, config: LiveConfig): Membership {
   const services = new Set(all(db, 'SELECT name FROM services', serviceRow).map((s) => s.name));
   for (const s of config.services) services.add(s.name);
-  const byHost = new Map<string, Set<string>>();
-  const link = (service: string, host: string) => {
-    const set = byHost.get(host) ?? new Set<string>();
-    set.add(service);
-    byHost.set(host, set);
-  };
-  for (const s of config.services) for (const h of s.hosts) link(s.name, h);
-  for (const l of serviceHostLinks(db)) link(l.service, l.host);
+  const graph = graphOf(db, config.services);
   const known = (name: string | undefined) => (name !== undefined && services.has(name) ? name : null);
   const servicesStamp = createHash('sha256')
     .update([...services].sort().join('\n'))
@@ -55,12 +48,10 @@ export function membership(db: DatabaseSync, config: LiveConfig): Membership {
         known(labels['com.docker.compose.service']) ??
         known(kind === 'unit' ? name.replace(/\.service$/, '') : name);
       if (named) return named;
-      const ofHost = byHost.get(host);
-      return ofHost?.size === 1 ? [...ofHost][0]! : null;
+      const ofHost = graph.servicesOn(host);
+      return ofHost.length === 1 ? ofHost[0]! : null;
     },
-    servicesOfHost(host) {
-      return [...(byHost.get(host) ?? [])].sort();
-    },
+    servicesOfHost: (host) => graph.servicesOn(host),
     stampOf(host) {
       return `${servicesStamp} ${this.servicesOfHost(host).join('\n')}`;
     },

@@ -34,6 +34,11 @@ test('hosts linked through the API join those of the file; the graph follows the
   );
   assert.deepEqual(graph.hostsOf('shop'), ['web1', 'web2']);
   assert.deepEqual(graph.hostsOf('blog'), ['web3']);
+  assert.deepEqual(graph.servicesOn('web1'), ['shop']);
+  assert.deepEqual(graph.servicesOn('web9'), []);
+  const twice = serviceGraph([service('shop', [], ['web1', 'web1']), service('api', [], ['web1'])]);
+  assert.deepEqual(twice.hostsOf('shop'), ['web1'], 'a host listed twice is one host');
+  assert.deepEqual(twice.servicesOn('web1'), ['api', 'shop'], 'sorted');
 
   const db = new DatabaseSync(':memory:');
   migrate(db);

@@ -6,6 +6,8 @@ import { type ServiceHostLink, serviceHostLinks } from '../hosts/store.ts';
  * How services relate, from `[[service]]` in mon.toml: what each depends on (`depends_on`) and which
  * hosts it runs on, with the hosts linked to a service through the API (`POST /discovered/monitor`).
  * Services made in the panel depend on nothing. Built once per configuration and set of links.
+ * `graphOf(db, services).hostsOf(name)` is the one answer to "the hosts of a service": incidents,
+ * maintenance, uptime, the service reads and item membership all ask it.
  */
 export type ServiceGraph = {
   /** The services `service` depends on, directly or through others (never itself). */
@@ -14,7 +16,10 @@ export type ServiceGraph = {
   dependents(service: string): string[];
   /** Whether `service` depends directly on `other`. */
   dependsDirectly(service: string, other: string): boolean;
+  /** The hosts `service` runs on: its `[[service]] hosts`, then the hosts linked to it through the API. */
   hostsOf(service: string): string[];
+  /** The services that run on `host` (file and API links), sorted. */
+  servicesOn(host: string): string[];
 };
 
 export function serviceGraph(
@@ -26,7 +31,7 @@ export function serviceGraph(
   const hosts = new Map<string, string[]>();
   for (const s of services) {
     direct.set(s.name, s.dependsOn);
-    hosts.set(s.name, [...s.hosts]);
+    hosts.set(s.name, [...new Set(s.hosts)]);
     for (const d of s.dependsOn) reverse.set(d, [...(reverse.get(d) ?? []), s.name]);
   }
   for (const l of links) {
@@ -34,6 +39,11 @@ export function serviceGraph(
     if (!list.includes(l.host)) list.push(l.host);
     hosts.set(l.service, list);
   }
+  const onHost = new Map<string, string[]>();
+  for (const [service, list] of hosts) {
+    for (const h of list) onHost.set(h, [...(onHost.get(h) ?? []), service]);
+  }
+  for (const list of onHost.values()) list.sort();
   // A cycle in depends_on is allowed in the file: the walk visits each service once.
   const walk = (edges: Map<string, readonly string[]>, from: string): string[] => {
     const seen = new Set<string>([from]);
@@ -52,6 +62,7 @@ export function serviceGraph(
     dependents: (service) => walk(reverse, service),
     dependsDirectly: (service, other) => direct.get(service)?.includes(other) ?? false,
     hostsOf: (service) => [...(hosts.get(service) ?? [])],
+    servicesOn: (host) => [...(onHost.get(host) ?? [])],
   };
 }
 

@@ -85,10 +85,10 @@ function maintenanceOfServices(
   const windows = maintenanceBetween(db, Math.min(plan.start, now), Math.max(end, now + 1));
   const out = { now: new Map<string, MaintenanceNow>(), runs: new Map<string, RunCounts>() };
   if (windows.length === 0) return out;
-  const services = engine.deps.config.current().services;
+  const graph = graphOf(db, engine.deps.config.current().services);
   const groups = new Map<string, { spans: Span[]; ids: string[] }>();
   for (const [name, entries] of groupByService(engine)) {
-    const scope = { services: [name], hosts: services.find((s) => s.name === name)?.hosts ?? [] };
+    const scope = { services: [name], hosts: graph.hostsOf(name) };
     const at = maintenanceAt(windows, scope, now);
     if (at) out.now.set(name, at);
     const spans = maintenanceSpans(windows, scope, plan.start, Math.min(end, now));

@@ -2,6 +2,7 @@ import { DAY, HOUR } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { graphOf } from '../incidents/graph.ts';
 import { windowBoundaries } from './boundaries.ts';
 import { keysOf, windowWrites } from './manage.ts';
 import { registerWindows } from './routes.ts';
@@ -18,7 +19,7 @@ export function createWindows(deps: Deps) {
   const boundaries = windowBoundaries({
     clock: deps.clock,
     read: deps.store.read,
-    keysOf: (where) => keysOf(where, deps.config.current().services),
+    keysOf: (where) => keysOf(where, graphOf(deps.store.read, deps.config.current().services)),
     publish: (keys) => deps.bus.publish(...keys),
   });
   const writes = windowWrites(deps, () => boundaries.replan());

@@ -2,10 +2,10 @@ import type { DatabaseSync } from 'node:sqlite';
 import { type LiveKey, liveKeys } from '../../protocol/live.ts';
 import type { WindowBody, WindowKind, WindowRead } from '../../protocol/notify.ts';
 import { newId } from '../checks/manage.ts';
-import type { FileService } from '../config/core.ts';
 import { serviceExists } from '../deploys/store.ts';
 import type { Deps } from '../deps.ts';
 import { knownHosts } from '../hosts/store.ts';
+import { graphOf, type ServiceGraph } from '../incidents/graph.ts';
 import { notFound } from '../problem.ts';
 import { type KnownNames, windowRules } from './body.ts';
 import { windowOf } from './read.ts';
@@ -19,12 +19,14 @@ import { deleteWindow, endWindow, getWindow, insertWindow, updateWindow } from '
 
 type Where = Pick<WindowBody, 'scope' | 'name'>;
 
-/** Live keys of the screens a window changes: its services (every screen for `all`) and the overview. */
-export function keysOf(where: Where, services: readonly FileService[]): LiveKey[] {
+/**
+ * Live keys of the screens a window changes: its services (a host's: those it runs, mon.toml's and
+ * linked), every screen for `all`, and the overview.
+ */
+export function keysOf(where: Where, graph: ServiceGraph): LiveKey[] {
   if (where.scope === 'all' || where.name === null) return [liveKeys.all];
   const name = where.name;
-  const names =
-    where.scope === 'service' ? [name] : services.filter((s) => s.hosts.includes(name)).map((s) => s.name);
+  const names = where.scope === 'service' ? [name] : graph.servicesOn(name);
   return [liveKeys.overview, ...names.map((n) => liveKeys.service(n))];
 }
 
@@ -44,7 +46,7 @@ export type WindowWrites = {
 
 export function windowWrites(deps: Deps, changed: () => void): WindowWrites {
   const { writer } = deps.store;
-  const services = () => deps.config.current().services;
+  const graph = (db: DatabaseSync) => graphOf(db, deps.config.current().services);
   return {
     create: (kind, raw, by) =>
       writer.run((db, tx) => {
@@ -52,7 +54,7 @@ export function windowWrites(deps: Deps, changed: () => void): WindowWrites {
         const body = windowRules(raw, now, knownNames(db, deps));
         const id = newId();
         insertWindow(db, { ...body, id, kind, createdBy: by }, now);
-        tx.invalidate(...keysOf(body, services()));
+        tx.invalidate(...keysOf(body, graph(db)));
         tx.afterCommit(changed);
         return id;
       }),
@@ -63,7 +65,7 @@ export function windowWrites(deps: Deps, changed: () => void): WindowWrites {
         if (!old) throw notFound(`no ${kind} ${id}`);
         const body = windowRules(raw, now, knownNames(db, deps));
         updateWindow(db, id, body, now);
-        tx.invalidate(...keysOf(old, services()), ...keysOf(body, services()));
+        tx.invalidate(...keysOf(old, graph(db)), ...keysOf(body, graph(db)));
         tx.afterCommit(changed);
         return windowOf(db, id, now)!;
       }),
@@ -75,7 +77,7 @@ export function windowWrites(deps: Deps, changed: () => void): WindowWrites {
         // In force: it ends now, and the time it held stays recorded. Not started yet, or over: gone.
         if (old.starts <= now && now < old.ends) endWindow(db, id, now);
         else deleteWindow(db, id);
-        tx.invalidate(...keysOf(old, services()));
+        tx.invalidate(...keysOf(old, graph(db)));
         tx.afterCommit(changed);
       }),
   };

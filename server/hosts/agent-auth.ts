@@ -5,13 +5,17 @@ import type { Deps } from '../deps.ts';
 import { logSecurity, routeOf } from '../http/security-log.ts';
 import { Problem, tooMany } from '../problem.ts';
 import { exists } from '../store/rows.ts';
-import { hostByToken, hostTokenHash } from './store.ts';
+import { hostByToken, hostTokenHash, type TokenBy } from './store.ts';
 
 /**
- * Who an agent request comes from: `Authorization: Bearer bth_…`, looked up by its hash. A missing
- * token is a 401; a token that names no host is a 401 and a security event (never with the token).
+ * Who an agent request comes from: `Authorization: Bearer bth_…`, looked up by its hash, and who made
+ * the token. A missing token is a 401; a token that names no host is a 401 and a security event (never
+ * with the token).
  */
-export function agentHost(deps: Deps, request: FastifyRequest): { host: string; tokenHash: string } {
+export function agentHost(
+  deps: Deps,
+  request: FastifyRequest,
+): { host: string; tokenHash: string; tokenBy: TokenBy } {
   const header = request.headers.authorization;
   const token = header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
   if (token === undefined) {
@@ -22,7 +26,7 @@ export function agentHost(deps: Deps, request: FastifyRequest): { host: string; 
     logSecurity(deps, request, 'host.rejected', { method: request.method, route: routeOf(request) });
     throw tokenNotValid();
   }
-  return { host: host.name, tokenHash: hostTokenHash(token) };
+  return { host: host.name, tokenHash: hostTokenHash(token), tokenBy: host.tokenBy };
 }
 
 /** Whether `tokenHash` is still the host's token (a new token stops the old one at once). */

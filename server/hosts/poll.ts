@@ -4,7 +4,7 @@ import { POLL_WAIT_MS, type PollAnswer } from '../../protocol/agent.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { agentHost, hostLimiter, tokenHolds, tokenNotValid } from './agent-auth.ts';
+import { type AgentGate, tokenHolds, tokenNotValid } from './agent-auth.ts';
 import type { AgentInfo, Assignments } from './assignment.ts';
 import { fieldProblem } from './decode.ts';
 import type { TokenBy } from './store.ts';
@@ -52,9 +52,10 @@ export function registerPoll(
   deps: Deps,
   engine: CheckEngine,
   assignments: Assignments,
+  gate: AgentGate,
 ): Polls {
   const { clock } = deps;
-  const limit = hostLimiter(clock, POLL_BURST, POLLS_PER_SECOND);
+  const limit = gate.hostLimiter(POLL_BURST, POLLS_PER_SECOND);
   const waiting = new Map<string, Waiter>();
   let timer: TimerHandle | null = null;
   let closed = false;
@@ -111,8 +112,9 @@ export function registerPoll(
   deps.config.onChange(() => wake(null));
 
   app.get('/agent/v1/poll', async (request, reply) => {
-    const { host, tokenHash, tokenBy } = agentHost(deps, request);
-    limit(host, 'polls');
+    gate.admit(request);
+    const { host, tokenHash, tokenBy } = gate.host(request);
+    limit(request, host, 'polls');
     const parsed = pollQuerySchema.safeParse(request.query);
     if (!parsed.success) throw fieldProblem(parsed.error, []);
     const query = parsed.data;

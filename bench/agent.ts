@@ -117,7 +117,7 @@ export async function measureAgent(options: {
     ...(options.sampleEveryMs ? { hosts: { sampleEveryMs } } : {}),
   });
   const { token, hash } = newHostToken();
-  await server.deps.store.writer.run((db) => putHostToken(db, 'bench-host', hash, Date.now()));
+  await server.deps.store.writer.run((db) => putHostToken(db, 'bench-host', hash, Date.now(), 'admin'));
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const address = server.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

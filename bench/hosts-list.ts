@@ -50,7 +50,7 @@ export const benchmark: Benchmark = {
       await server.deps.store.writer.run((db) => {
         const m = membership(db, server.deps.config.current());
         for (let i = first; i < Math.min(HOSTS, first + 50); i++) {
-          putHostToken(db, `host-${i}`, newHostToken().hash, now);
+          putHostToken(db, `host-${i}`, newHostToken().hash, now, 'admin');
           applyItems(db, `host-${i}`, now, containers, units, m);
         }
       });

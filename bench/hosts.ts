@@ -35,7 +35,7 @@ export const benchmark: Benchmark = {
       for (let i = 0; i < AGENTS; i++) {
         const { token, hash } = newHostToken();
         tokens.push(token);
-        putHostToken(db, `host-${i}`, hash, Date.now());
+        putHostToken(db, `host-${i}`, hash, Date.now(), 'admin');
       }
     });
     await server.app.listen({ host: '127.0.0.1', port: 0 });

@@ -104,9 +104,10 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
       deps.log.error('request failed', { method: request.method, route, error: String(error) });
     }
     const fields = { method: request.method, route, detail: problem.detail ?? problem.title };
-    if (problem.status === 429) logSecurity(deps, request, 'rate.limited', fields);
-    // On routes anyone may call, a 403 is a failed sign-in, which the route logs as such.
     const access = request.routeOptions.config.access;
+    // The agent routes log their 429s themselves, a line a minute per address (hosts/agent-auth.ts).
+    if (problem.status === 429 && access !== 'host') logSecurity(deps, request, 'rate.limited', fields);
+    // On routes anyone may call, a 403 is a failed sign-in, which the route logs as such.
     if (problem.status === 403 && access !== 'none' && access !== 'setup') {
       logSecurity(deps, request, 'access.refused', fields);
     }

@@ -55,3 +55,18 @@ test('a key in use keeps its bucket when the map is full: it moves to the recent
   assert.deepEqual(limiter.take('k1'), { ok: true });
   assert.deepEqual(limiter.take('k1'), { ok: true }, 'k1 started over with a full bucket');
 });
+
+test('check says whether a key has a token without taking it', async () => {
+  const clock = new FakeClock();
+  const limiter = new RateLimiter({ burst: 2, perSecond: 0.5, clock });
+  assert.deepEqual(limiter.check('a'), { ok: true }, 'an unknown key has a full bucket');
+  assert.equal(limiter.size, 0, 'and is not remembered');
+  limiter.take('a');
+  limiter.take('a');
+  assert.deepEqual(limiter.check('a'), { ok: false, retryAfter: 2 });
+  assert.deepEqual(limiter.check('a'), { ok: false, retryAfter: 2 }, 'checking takes nothing');
+  await clock.advance(2000);
+  assert.deepEqual(limiter.check('a'), { ok: true });
+  assert.deepEqual(limiter.take('a'), { ok: true });
+  assert.equal(limiter.check('a').ok, false);
+});

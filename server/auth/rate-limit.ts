@@ -57,6 +57,21 @@ export class RateLimiter {
     return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)) };
   }
 
+  /**
+   * Whether `key` has a token left, without taking one: for a limit checked before each request and
+   * charged only for some (the agent routes charge a token that names no host).
+   */
+  check(key: string): RateDecision {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return { ok: true };
+    const tokens = Math.min(
+      this.burst,
+      bucket.tokens + ((this.clock.now() - bucket.at) / 1000) * this.perSecond,
+    );
+    if (tokens >= 1) return { ok: true };
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - tokens) / this.perSecond)) };
+  }
+
   get size(): number {
     return this.buckets.size;
   }

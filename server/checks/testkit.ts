@@ -100,9 +100,9 @@ export const fileCheck = (index: number, body: CheckBody, pingToken: string | nu
   pingTokenHash: pingToken === null ? null : hashToken(pingToken),
 });
 
-/** Adds a host as `POST /api/v1/hosts` does (a row with a token), so that a check's `from` may name it. */
+/** Adds a host as an admin's `POST /api/v1/hosts` does (a row with a token), so that a check's `from` may name it. */
 export async function addHost(server: TestServer, name: string): Promise<void> {
   await server.deps.store.writer.run((db) => {
-    putHostToken(db, name, newHostToken().hash, server.deps.clock.now());
+    putHostToken(db, name, newHostToken().hash, server.deps.clock.now(), 'admin');
   });
 }

@@ -1,28 +1,117 @@
 import type { FastifyRequest } from 'fastify';
+import { rateKey } from '../auth/client-address.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
-import type { Clock } from '../clock.ts';
+import { clientOf } from '../auth/service.ts';
 import type { Deps } from '../deps.ts';
-import { logSecurity, routeOf } from '../http/security-log.ts';
+import { routeOf } from '../http/security-log.ts';
+import { securitySummary } from '../http/security-summary.ts';
 import { Problem, tooMany } from '../problem.ts';
 import { exists } from '../store/rows.ts';
-import { hostByToken, hostTokenHash } from './store.ts';
+import { hostByToken, hostTokenHash, type TokenBy } from './store.ts';
 
 /**
- * Who an agent request comes from: `Authorization: Bearer bth_…`, looked up by its hash. A missing
- * token is a 401; a token that names no host is a 401 and a security event (never with the token).
+ * Requests refused for their token (missing, or naming no host) that one address may send: a burst of
+ * 30, then one a second; beyond, every agent request of the address answers 429 before its token is
+ * looked at. Only refused tokens are charged: the agents of many hosts behind one address (a NAT, a
+ * proxy not in `trusted_proxies`) are limited per host, never by each other. An agent whose token was
+ * replaced retries about twice a minute once its backoff is long, so dozens of them fit.
  */
-export function agentHost(deps: Deps, request: FastifyRequest): { host: string; tokenHash: string } {
-  const header = request.headers.authorization;
-  const token = header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-  if (token === undefined) {
-    throw new Problem(401, 'sign-in required', 'send the host token as Authorization: Bearer bth_…');
-  }
-  const host = hostByToken(deps.store.read, token);
-  if (!host) {
-    logSecurity(deps, request, 'host.rejected', { method: request.method, route: routeOf(request) });
-    throw tokenNotValid();
-  }
-  return { host: host.name, tokenHash: hostTokenHash(token) };
+export const REFUSED_TOKENS_BURST = 30;
+export const REFUSED_TOKENS_PER_SECOND = 1;
+
+export type AgentCaller = { host: string; tokenHash: string; tokenBy: TokenBy };
+
+export type AgentGate = {
+  /** First of all on an agent route: 429 when the request's address sent too many refused tokens. */
+  admit(request: FastifyRequest): void;
+  /**
+   * Who an agent request comes from: `Authorization: Bearer bth_…`, looked up by its hash. A missing
+   * token or one that names no host is a 401, charged to the address; one that names no host is also
+   * the security event `host.rejected` (never with the token), summarised per address.
+   */
+  host(request: FastifyRequest): AgentCaller;
+  /**
+   * A token bucket per host: `burst` requests at once (an agent sending what it kept during an outage),
+   * then `perSecond`. Beyond, 429 with Retry-After.
+   */
+  hostLimiter(
+    burst: number,
+    perSecond: number,
+  ): (request: FastifyRequest, host: string, what: string) => void;
+  /** Writes the counts of the summarised events (the server is stopping). */
+  stop(): void;
+};
+
+/**
+ * The agent routes' way in (`/agent/v1/frames`, `/agent/v1/poll`). Their refusals are security events
+ * that a flood repeats at every request, so they are summarised per address (`security-summary.ts`):
+ * a line at the first, then one a minute at most with a `count`. The app's error handler leaves their
+ * 429s to this gate.
+ */
+export function createAgentGate(deps: Deps): AgentGate {
+  const refused = new RateLimiter({
+    burst: REFUSED_TOKENS_BURST,
+    perSecond: REFUSED_TOKENS_PER_SECOND,
+    clock: deps.clock,
+  });
+  const rejected = securitySummary(deps, 'host.rejected');
+  const limited = securitySummary(deps, 'rate.limited');
+  const where = (request: FastifyRequest) => ({ method: request.method, route: routeOf(request) });
+  const refuse = (request: FastifyRequest, problem: Problem): Problem => {
+    limited.note(request, { ...where(request), detail: problem.detail ?? problem.title });
+    return problem;
+  };
+  // Made once per Retry-After: a flood asks for thousands, and each Problem captures a stack.
+  const tooManyRefused = new Map<number, Problem>();
+  const refusedProblem = (retryAfter: number) => {
+    let problem = tooManyRefused.get(retryAfter);
+    if (!problem) {
+      problem = tooMany(
+        retryAfter,
+        'too many requests with a host token that names no host from this address',
+      );
+      tooManyRefused.set(retryAfter, problem);
+    }
+    return problem;
+  };
+
+  return {
+    admit(request) {
+      const decision = refused.check(rateKey(clientOf(deps, request)));
+      if (!decision.ok) throw refuse(request, refusedProblem(decision.retryAfter));
+    },
+    host(request) {
+      const header = request.headers.authorization;
+      const token = header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+      if (token === undefined) {
+        refused.take(rateKey(clientOf(deps, request)));
+        throw new Problem(401, 'sign-in required', 'send the host token as Authorization: Bearer bth_…');
+      }
+      const host = hostByToken(deps.store.read, token);
+      if (!host) {
+        refused.take(rateKey(clientOf(deps, request)));
+        rejected.note(request, where(request));
+        throw tokenNotValid();
+      }
+      return { host: host.name, tokenHash: hostTokenHash(token), tokenBy: host.tokenBy };
+    },
+    hostLimiter(burst, perSecond) {
+      const limiter = new RateLimiter({ burst, perSecond, clock: deps.clock });
+      return (request, host, what) => {
+        const decision = limiter.take(host);
+        if (!decision.ok) {
+          throw refuse(
+            request,
+            tooMany(decision.retryAfter, `${host} sends ${what} faster than ${perSecond * 60} a minute`),
+          );
+        }
+      };
+    },
+    stop() {
+      rejected.stop();
+      limited.stop();
+    },
+  };
 }
 
 /** Whether `tokenHash` is still the host's token (a new token stops the old one at once). */
@@ -31,17 +120,3 @@ export function tokenHolds(deps: Deps, host: string, tokenHash: string): boolean
 }
 
 export const tokenNotValid = () => new Problem(401, 'sign-in required', 'the host token is not valid');
-
-/**
- * A token bucket per host: `burst` requests at once (an agent sending what it kept during an outage),
- * then `perSecond`. Beyond, 429 with Retry-After.
- */
-export function hostLimiter(clock: Clock, burst: number, perSecond: number) {
-  const limiter = new RateLimiter({ burst, perSecond, clock });
-  return (host: string, what: string): void => {
-    const decision = limiter.take(host);
-    if (!decision.ok) {
-      throw tooMany(decision.retryAfter, `${host} sends ${what} faster than ${perSecond * 60} a minute`);
-    }
-  };
-}

@@ -7,9 +7,10 @@ import {
   SAMPLE_EVERY_MS,
 } from '../../protocol/agent.ts';
 import type { CheckDefinition } from '../../protocol/check.ts';
-import { referencedNames } from '../../protocol/env-refs.ts';
+import { notListed, referencedNames, unlistedReference } from '../../protocol/env-refs.ts';
 import type { CheckEngine, Entry } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
+import type { TokenBy } from './store.ts';
 
 /** What an agent said of itself in its poll. */
 export type AgentInfo = { version: string; capabilities: ReadonlySet<string> };
@@ -20,8 +21,11 @@ export type Gated = { id: string; reason: string };
 export type Assignments = {
   /** The checks whose `from` names `host`: server checks assigned to it and its command checks. */
   checksOf(host: string): string[];
-  /** The poll answer for `host` as of now, with the checks its agent is too old for. */
-  answerFor(host: string, agent: AgentInfo): { answer: PollAnswer; gated: Gated[] };
+  /**
+   * The poll answer for `host` as of now, for an agent whose token `tokenBy` made, with the checks left
+   * out: those its agent is too old for, and those of mon.toml that need a variable its token may not have.
+   */
+  answerFor(host: string, agent: AgentInfo, tokenBy: TokenBy): { answer: PollAnswer; gated: Gated[] };
   /** Calls `listener` with the hosts whose checks changed (once per burst of changes). */
   onChange(listener: (hosts: ReadonlySet<string>) => void): void;
 };
@@ -67,7 +71,8 @@ export function createAssignments(
 
   return {
     checksOf: (host) => [...(byHost.get(host) ?? [])],
-    answerFor(host, agent) {
+    answerFor(host, agent, tokenBy) {
+      const apiEnv = deps.config.current().checkSettings.apiEnv;
       const checks: AssignedCheck[] = [];
       const commands: PollAnswer['commands'] = [];
       const gated: Gated[] = [];
@@ -86,7 +91,15 @@ export function createAssignments(
           gated.push({ id, reason: tooOld(host, agent.version, needs) });
           continue;
         }
-        checks.push(assigned(deps, entry, def));
+        // A check of mon.toml may use any variable, but only an admin's token carries them: an API
+        // token's agent gets those api_env lists, as any check made through the API (DESIGN rule 8).
+        const allowed = entry.rec.managed && tokenBy === 'admin' ? null : apiEnv;
+        const unlisted = entry.rec.managed && allowed !== null ? firstUnlisted(def, allowed) : null;
+        if (unlisted !== null) {
+          gated.push({ id, reason: apiTokenHost(host, unlisted) });
+          continue;
+        }
+        checks.push(assigned(deps, entry, def, allowed));
       }
       checks.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
       commands.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
@@ -118,14 +131,43 @@ function tooOld(host: string, version: string, needs: AgentCapability): string {
   return `the agent on ${host} (${version || 'unknown version'}) is too old for ${what}; update it`;
 }
 
+/** The first `${NAME}` of the check's target and headers that `allowed` does not list, and where it is. */
+function firstUnlisted(
+  def: CheckDefinition,
+  allowed: readonly string[],
+): { name: string; where: string } | null {
+  const places: [string, string][] = [
+    ['the target', def.target ?? ''],
+    ...Object.entries(def.headers).map(([name, value]): [string, string] => [`header ${name}`, value]),
+  ];
+  for (const [where, text] of places) {
+    const name = unlistedReference(text, allowed);
+    if (name !== null) return { name, where };
+  }
+  return null;
+}
+
+/** Why a check of mon.toml is not sent to an agent whose token an API token made; says what to do. */
+function apiTokenHost(host: string, unlisted: { name: string; where: string }): string {
+  return (
+    `${notListed(unlisted.name)} (used in ${unlisted.where}), and the token of the agent on ${host} ` +
+    `was made with an API token: make the host's token in the panel as an admin, or list ${unlisted.name} in api_env`
+  );
+}
+
 /**
  * A server check as its agent runs it. `env` holds the values of the `${NAME}` references of its
- * target and headers, as the server's own runs would fill them in: any variable for a check of
- * mon.toml, only those `[checks] api_env` lists for a check of the panel or the API.
+ * target and headers that `allowed` lists (null: any), as the server's own runs would fill them in:
+ * any variable for a check of mon.toml, only those `[checks] api_env` lists for a check of the panel
+ * or the API, or for any check sent to an agent whose token an API token made.
  */
-function assigned(deps: Deps, entry: Entry, def: CheckDefinition): AssignedCheck {
+function assigned(
+  deps: Deps,
+  entry: Entry,
+  def: CheckDefinition,
+  allowed: readonly string[] | null,
+): AssignedCheck {
   const target = def.target ?? '';
-  const allowed = entry.rec.managed ? null : deps.config.current().checkSettings.apiEnv;
   const env: Record<string, string> = {};
   for (const text of [target, ...Object.values(def.headers)]) {
     for (const name of referencedNames(text)) {

@@ -1,6 +1,7 @@
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { createAgentGate } from './agent-auth.ts';
 import { registerAgentFile } from './agent-file.ts';
 import { applyFrames, clockWarnings, type FramesItem, framesWeight } from './apply.ts';
 import { createAssignments } from './assignment.ts';
@@ -43,6 +44,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
   const silence = createSilenceWatch({ deps, engine, checksOf: assignments.checksOf });
   const housekeeping = createHousekeeping(deps);
   const clockAhead = clockWarnings(deps);
+  const gate = createAgentGate(deps);
   const frames = deps.store.ingestQueue<FramesItem>({
     maxAcknowledged: maxWaiting,
     maxBatch: FRAMES_PER_JOB,
@@ -56,11 +58,11 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
   const feature: Feature = {
     name: 'hosts',
     routes(app) {
-      registerFrames(app, deps, frames, {
+      registerFrames(app, deps, gate, frames, {
         maxWaiting,
         maxDecodingBytes: options.maxDecodingBytes ?? MAX_DECODING_BYTES,
       });
-      polls = registerPoll(app, deps, engine, assignments);
+      polls = registerPoll(app, deps, engine, assignments, gate);
       registerAgentFile(app, deps);
       registerHostRoutes(app, deps, engine);
     },
@@ -72,6 +74,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
       polls?.close();
       housekeeping.stop();
       silence.stop();
+      gate.stop();
       await frames.close();
     },
   };

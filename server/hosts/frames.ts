@@ -3,7 +3,7 @@ import type { FramesAnswer } from '../../protocol/agent.ts';
 import type { Deps } from '../deps.ts';
 import { Problem, unavailable } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
-import { agentHost, hostLimiter } from './agent-auth.ts';
+import type { AgentGate } from './agent-auth.ts';
 import type { FramesItem } from './apply.ts';
 import { BudgetExceeded, DecodeBudget, decodeFrames } from './decode.ts';
 
@@ -35,11 +35,12 @@ const invalidStatuses = new Set([400, 413, 415]);
 export function registerFrames(
   app: FastifyInstance,
   deps: Deps,
+  gate: AgentGate,
   queue: IngestQueue<FramesItem>,
   limits: { maxWaiting: number; maxDecodingBytes: number },
 ): void {
   const { maxWaiting } = limits;
-  const limit = hostLimiter(deps.clock, FRAMES_BURST, FRAMES_PER_SECOND);
+  const limit = gate.hostLimiter(FRAMES_BURST, FRAMES_PER_SECOND);
   const budget = new DecodeBudget(limits.maxDecodingBytes);
   const queueFull = () => {
     deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
@@ -52,8 +53,9 @@ export function registerFrames(
     const hosts = new WeakMap<FastifyRequest, { host: string; at: number }>();
     // Who sends, and whether they may, before a byte of the body is read.
     scope.addHook('onRequest', async (request) => {
-      const { host } = agentHost(deps, request);
-      limit(host, 'frames');
+      gate.admit(request);
+      const { host } = gate.host(request);
+      limit(request, host, 'frames');
       hosts.set(request, { host, at: deps.clock.now() });
     });
     scope.addHook('onError', async (_request, _reply, error) => {

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
 import { mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import { fileHostNames, knownHosts, newHostToken, putHostToken } from './store.ts';
+import { fileHostNames, knownHosts, newHostToken, putHostToken, type TokenBy } from './store.ts';
 
 /** Adding hosts and setting their thresholds through the API (docs/hosts.md). */
 
@@ -11,14 +11,19 @@ const tokenRow = mapper({ tokenHash: nullable(text) });
 
 /**
  * Gives a host a new token, adding the host when mon does not have it: the token is returned once and
- * stored as its hash. `replaced` when the host had a token, which stops working with this commit.
+ * stored as its hash, with who made it (`by`). `replaced` when the host had a token, which stops
+ * working with this commit.
  */
-export async function addHost(deps: Deps, name: string): Promise<{ token: string; replaced: boolean }> {
+export async function addHost(
+  deps: Deps,
+  name: string,
+  by: TokenBy,
+): Promise<{ token: string; replaced: boolean }> {
   const { token, hash } = newHostToken();
   const now = deps.clock.now();
   const replaced = await deps.store.writer.run((db) => {
     const before = one(db, 'SELECT token_hash FROM hosts WHERE name = ?', tokenRow, name);
-    putHostToken(db, name, hash, now);
+    putHostToken(db, name, hash, now, by);
     return before?.tokenHash != null;
   });
   return { token, replaced };

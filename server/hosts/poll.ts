@@ -4,9 +4,10 @@ import { POLL_WAIT_MS, type PollAnswer } from '../../protocol/agent.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
-import { agentHost, hostLimiter, tokenHolds, tokenNotValid } from './agent-auth.ts';
+import { type AgentGate, tokenHolds, tokenNotValid } from './agent-auth.ts';
 import type { AgentInfo, Assignments } from './assignment.ts';
 import { fieldProblem } from './decode.ts';
+import type { TokenBy } from './store.ts';
 
 const pollQuerySchema = z.object({
   assignment: z.string().max(128).default(''),
@@ -23,6 +24,8 @@ type Waiter = {
   host: string;
   /** The token the poll came with: a poll whose token was replaced meanwhile is answered 401. */
   tokenHash: string;
+  /** Who made that token: what its agent may be sent (assignment.ts). */
+  tokenBy: TokenBy;
   agent: AgentInfo;
   tag: string;
   deadline: number;
@@ -49,16 +52,17 @@ export function registerPoll(
   deps: Deps,
   engine: CheckEngine,
   assignments: Assignments,
+  gate: AgentGate,
 ): Polls {
   const { clock } = deps;
-  const limit = hostLimiter(clock, POLL_BURST, POLLS_PER_SECOND);
+  const limit = gate.hostLimiter(POLL_BURST, POLLS_PER_SECOND);
   const waiting = new Map<string, Waiter>();
   let timer: TimerHandle | null = null;
   let closed = false;
 
   /** The answer as of now; a check the agent is too old for is marked unknown, once, with the reason. */
-  function current(host: string, agent: AgentInfo): PollAnswer {
-    const { answer, gated } = assignments.answerFor(host, agent);
+  function current(host: string, agent: AgentInfo, tokenBy: TokenBy): PollAnswer {
+    const { answer, gated } = assignments.answerFor(host, agent, tokenBy);
     for (const { id, reason } of gated) {
       const entry = engine.get(id);
       if (entry && !(entry.rec.state.status === 'unknown' && entry.rec.lastDetail === reason)) {
@@ -72,7 +76,7 @@ export function registerPoll(
   function release(w: Waiter, answer?: PollAnswer): void {
     if (waiting.get(w.host) === w) waiting.delete(w.host);
     if (!tokenHolds(deps, w.host, w.tokenHash)) w.reject(tokenNotValid());
-    else w.resolve(answer ?? current(w.host, w.agent));
+    else w.resolve(answer ?? current(w.host, w.agent, w.tokenBy));
   }
 
   function arm(): void {
@@ -97,7 +101,7 @@ export function registerPoll(
   function wake(hosts: ReadonlySet<string> | null): void {
     for (const w of [...waiting.values()]) {
       if (hosts !== null && !hosts.has(w.host)) continue;
-      const answer = current(w.host, w.agent);
+      const answer = current(w.host, w.agent, w.tokenBy);
       if (answer.assignment !== w.tag) release(w, answer);
     }
     if (waiting.size === 0) arm();
@@ -108,8 +112,9 @@ export function registerPoll(
   deps.config.onChange(() => wake(null));
 
   app.get('/agent/v1/poll', async (request, reply) => {
-    const { host, tokenHash } = agentHost(deps, request);
-    limit(host, 'polls');
+    gate.admit(request);
+    const { host, tokenHash, tokenBy } = gate.host(request);
+    limit(request, host, 'polls');
     const parsed = pollQuerySchema.safeParse(request.query);
     if (!parsed.success) throw fieldProblem(parsed.error, []);
     const query = parsed.data;
@@ -117,7 +122,7 @@ export function registerPoll(
       version: query.version,
       capabilities: new Set(query.capabilities.split(',').map((c) => c.trim())),
     };
-    const answer = current(host, agent);
+    const answer = current(host, agent, tokenBy);
     if (closed || answer.assignment !== query.assignment) return answer;
     return new Promise<PollAnswer>((resolve, reject) => {
       const before = waiting.get(host);
@@ -125,6 +130,7 @@ export function registerPoll(
       const w: Waiter = {
         host,
         tokenHash,
+        tokenBy,
         agent,
         tag: answer.assignment,
         deadline: clock.now() + POLL_WAIT_MS,

@@ -30,9 +30,12 @@ type Query = { Querystring: Record<string, string | undefined> };
 export function registerHostRoutes(app: FastifyInstance, deps: Deps, engine: CheckEngine): void {
   app.post('/api/v1/hosts', async (request, reply) => {
     const { name } = addHostSchema.parse(request.body);
-    const { token, replaced } = await addHost(deps, name);
+    // A person may make a write only as an admin (the access table): an admin's token is sent the
+    // variables of mon.toml's checks, an API token's only those `[checks] api_env` lists.
+    const by = request.principal?.kind === 'user' ? 'admin' : 'api';
+    const { token, replaced } = await addHost(deps, name, by);
     // The event names the host, never the token.
-    logSecurity(deps, request, 'host.token.created', { host: name, replaced });
+    logSecurity(deps, request, 'host.token.created', { host: name, replaced, by });
     const serverUrl = publicBase(deps, request);
     const answer: AddedHost = {
       name,

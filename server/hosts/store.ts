@@ -3,7 +3,7 @@ import type { HelloFrame } from '../../protocol/agent.ts';
 import type { HostAlerts } from '../../protocol/hosts.ts';
 import { randomSecret, sha256 } from '../auth/secrets.ts';
 import type { LiveConfig } from '../config/service.ts';
-import { all, int, json, mapper, nullable, one, scalar, text } from '../store/rows.ts';
+import { all, int, json, mapper, nullable, one, oneOf, scalar, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 
 /**
@@ -25,6 +25,13 @@ export function hostTokenHash(token: string): string {
 }
 
 export type AgentHello = Omit<HelloFrame, 'kind' | 'ts'>;
+
+/**
+ * Who made a host's current token (migration 021): `admin`, a signed-in admin; `api`, an API token. The
+ * agent of an `api` token is sent only the variables `[checks] api_env` lists (docs/hosts.md).
+ */
+export type TokenBy = 'admin' | 'api';
+export const tokenMakers = ['admin', 'api'] as const satisfies readonly TokenBy[];
 
 export type HostRecord = {
   name: string;
@@ -52,10 +59,12 @@ export function getHost(db: DatabaseSync, name: string): HostRecord | undefined 
   return one(db, `SELECT ${hostColumns} FROM hosts WHERE name = ?`, hostRow, name);
 }
 
-/** The host a token belongs to (looked up by its SHA-256: the token itself is never stored). */
-export function hostByToken(db: DatabaseSync, token: string): HostRecord | undefined {
+const tokenHostRow = mapper({ name: text, tokenBy: oneOf(tokenMakers) });
+
+/** The host a token belongs to and who made the token (looked up by its SHA-256: the token itself is never stored). */
+export function hostByToken(db: DatabaseSync, token: string): { name: string; tokenBy: TokenBy } | undefined {
   if (!token.startsWith(HOST_TOKEN_PREFIX)) return undefined;
-  return one(db, `SELECT ${hostColumns} FROM hosts WHERE token_hash = ?`, hostRow, hostTokenHash(token));
+  return one(db, 'SELECT name, token_by FROM hosts WHERE token_hash = ?', tokenHostRow, hostTokenHash(token));
 }
 
 export function listHostRecords(db: DatabaseSync): HostRecord[] {
@@ -63,16 +72,22 @@ export function listHostRecords(db: DatabaseSync): HostRecord[] {
 }
 
 /**
- * Adds a host with a token, or gives an existing host a new one (the old stops working at once).
- * Returns whether a host of that name had a row already.
+ * Adds a host with a token, or gives an existing host a new one (the old stops working at once);
+ * `by` says who made it. Returns whether a host of that name had a row already.
  */
-export function putHostToken(db: DatabaseSync, name: string, tokenHash: string, now: number): boolean {
+export function putHostToken(
+  db: DatabaseSync,
+  name: string,
+  tokenHash: string,
+  now: number,
+  by: TokenBy,
+): boolean {
   const existed = scalar(db, 'SELECT count(*) FROM hosts WHERE name = ?', int, name) > 0;
   statement(
     db,
-    `INSERT INTO hosts (name, token_hash, created_at) VALUES (?, ?, ?)
-     ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash`,
-  ).run(name, tokenHash, now);
+    `INSERT INTO hosts (name, token_hash, token_by, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, token_by = excluded.token_by`,
+  ).run(name, tokenHash, by, now);
   return existed;
 }
 

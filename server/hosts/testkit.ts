@@ -13,7 +13,7 @@ import type { TestServer } from '../testing.ts';
 import { createTestServer } from '../testing.ts';
 import { addItemSamples, itemId } from './items.ts';
 import { addHostSample, hostMetricsOf } from './rollups.ts';
-import { newHostToken, putHostToken } from './store.ts';
+import { newHostToken, putHostToken, type TokenBy } from './store.ts';
 
 /**
  * The hosts' testkit: a server with hosts and their agents (`hostServer`), the frames an agent sends
@@ -60,10 +60,10 @@ export async function hostServer(
     return { status: res.statusCode, body: (res.body ? res.json() : null) as Any };
   };
 
-  /** Adds a host (or gives it a new token) and returns its token. */
-  const addHost = async (name: string): Promise<string> => {
+  /** Adds a host (or gives it a new token, made by an admin unless told otherwise) and returns its token. */
+  const addHost = async (name: string, by: TokenBy = 'admin'): Promise<string> => {
     const { token, hash } = newHostToken();
-    await server.deps.store.writer.run((d) => putHostToken(d, name, hash, kit.clock.now()));
+    await server.deps.store.writer.run((d) => putHostToken(d, name, hash, kit.clock.now(), by));
     return token;
   };
 

@@ -28,19 +28,27 @@ export type SecurityEvent = keyof typeof events;
 
 export const securityEvents = Object.keys(events) as SecurityEvent[];
 
+export type SecurityFields = Record<string, string | number | boolean | null>;
+
 export function logSecurity(
   deps: Pick<Deps, 'log' | 'config'>,
   request: FastifyRequest,
   event: SecurityEvent,
-  fields: Record<string, string | number | boolean | null> = {},
+  fields: SecurityFields = {},
+): void {
+  writeSecurity(deps, event, clientOf(deps, request), request.principal, fields);
+}
+
+/** One security event's line, for a request already gone (a summary of repeated events). */
+export function writeSecurity(
+  deps: Pick<Deps, 'log'>,
+  event: SecurityEvent,
+  address: string,
+  principal: Principal | null,
+  fields: SecurityFields,
 ): void {
   const { level, message } = events[event];
-  deps.log[level](message, {
-    security: event,
-    address: clientOf(deps, request),
-    ...actorOf(request.principal),
-    ...fields,
-  });
+  deps.log[level](message, { security: event, address, ...actorOf(principal), ...fields });
 }
 
 function actorOf(principal: Principal | null): Record<string, string> {

@@ -10,7 +10,7 @@ import { statement } from '../store/statements.ts';
  * number of rows (docs/analytics.md "How fast"). Values beyond, in that hour or day, add their counts to the list's
  * OTHER_VALUE row: the list's views still add up, and a read that meets the row says it is not exact.
  * Which values a period keeps: those that came first. How many each period has (at least) is kept
- * beside the rows (migration 021), in the writer's transaction, so a rolled-back batch takes its
+ * beside the rows (migration 022), in the writer's transaction, so a rolled-back batch takes its
  * count back too.
  *
  * The overview sums every list, and one made-up page view carries a value of its own to five of them

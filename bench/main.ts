@@ -16,6 +16,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./hosts-list.ts'),
   () => import('./agent.ts'),
   () => import('./analytics-reads.ts'),
+  () => import('./analytics-flood.ts'),
   () => import('./analytics.ts'),
   () => import('./http-floor.ts'),
 ];

@@ -21,6 +21,21 @@ export type AnalyticsList = (typeof analyticsLists)[number];
 /** The `referrers` value of visits that came without a referrer (typed, bookmarked, from an app). */
 export const DIRECT_REFERRER = '(direct)';
 
+/**
+ * The value of a list that counts, for an hour or a UTC day, the values beyond the most it keeps
+ * (1,000 an hour; docs/analytics.md "How fast"), so that the list's views still add up.
+ */
+export const OTHER_VALUE = '(other)';
+
+/**
+ * The most values of a list an hour (`h`) and a UTC day (`d`) keep, for pages and for each other list
+ * (server/analytics/value-caps.ts); values beyond count in the OTHER_VALUE row.
+ */
+export const listValuesKept = {
+  h: { pages: 1_000, others: 250 },
+  d: { pages: 5_000, others: 1_250 },
+} as const;
+
 /** The Web Vitals the tracker measures. */
 export const vitalNames = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
 export type VitalName = (typeof vitalNames)[number];

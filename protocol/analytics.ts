@@ -11,6 +11,8 @@ export {
   type AnalyticsList,
   analyticsLists,
   DIRECT_REFERRER,
+  listValuesKept,
+  OTHER_VALUE,
   type VitalName,
   vitalNames,
   vitalThresholds,
@@ -123,7 +125,8 @@ export type AnalyticsRows = {
    * False when some periods of the range kept only their first 1,000 values of the list and their
    * days hold more rows than a read sums (docs/analytics.md "How fast"): the rows' counts may
    * then be short of the values' counts left out, and `total` counts the values read, which is at
-   * least as many as are shown but may be fewer than match.
+   * least as many as are shown but may be fewer than match. False too when an hour or a day of the
+   * range had more values than it keeps (listValuesKept): those beyond are the row OTHER_VALUE.
    */
   exact: boolean;
 };

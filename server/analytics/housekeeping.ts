@@ -8,6 +8,7 @@ import { statement } from '../store/statements.ts';
 import { writeDayBlocks } from './block-writes.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
 import { sitesIn } from './site-rows.ts';
+import { VALUE_COUNTS_KEPT_MS } from './value-caps.ts';
 import type { VisitorIds } from './visitors.ts';
 
 const visitRow = mapper({ site: text, visitor: text, startedAt: int });
@@ -70,9 +71,16 @@ function pruneErrorGroups(db: DatabaseSync, site: string, cutoff: number, limit:
  * `pagesFrom` on: days before it were pruned by an earlier pass, and the days of every page kept
  * for good would otherwise be read again at each pass.
  */
-function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): PrunePart[] {
+function partsOf(db: DatabaseSync, now: number, pagesFrom: number): PrunePart[] {
+  const cutoff = now - RAW_RETENTION_MS;
   const parts: PrunePart[] = [
     (db, limit) => pruneVisits(db, cutoff, limit),
+    // A small table: a period's count for each list, of the last two days or so.
+    deleting(
+      `DELETE FROM analytics_dim_values WHERE (site, res, at, list) IN
+         (SELECT site, res, at, list FROM analytics_dim_values WHERE at < ? LIMIT ?)`,
+      now - VALUE_COUNTS_KEPT_MS,
+    ),
     deleting(
       `DELETE FROM js_error_counts WHERE (group_id, res, at) IN
          (SELECT group_id, res, at FROM js_error_counts WHERE res = 'h' AND at < ? LIMIT ?)`,
@@ -125,17 +133,21 @@ function partsOf(db: DatabaseSync, cutoff: number, pagesFrom: number): PrunePart
 
 /**
  * Deletes analytics data past RAW_RETENTION_MS (retention.ts) at `now`: raw sessions and page views,
- * hourly rollups, single pages' Web Vitals days, error groups not seen since. The pass runs in writer jobs of at most `chunkRows`
- * rows and `PRUNE_CHUNK_MS`, yielding to the event loop between them. Resolves with the rows deleted
- * and the jobs it took.
+ * hourly rollups, single pages' Web Vitals days, error groups not seen since; and the counts of values
+ * of periods that began more than VALUE_COUNTS_KEPT_MS ago (value-caps.ts). The pass runs in writer
+ * jobs of at most `chunkRows` rows and `PRUNE_CHUNK_MS`, yielding to the event loop between them.
+ * Resolves with the rows deleted and the jobs it took.
  */
 export async function pruneAnalytics(
   deps: Deps,
   options: { now: number; pagesFrom?: number; chunkRows?: number },
 ): Promise<{ deleted: number; jobs: number }> {
-  const cutoff = options.now - RAW_RETENTION_MS;
   const chunkRows = options.chunkRows ?? PRUNE_CHUNK_ROWS;
-  return pruneInChunks(deps.store.writer, (db) => partsOf(db, cutoff, options.pagesFrom ?? 0), chunkRows);
+  return pruneInChunks(
+    deps.store.writer,
+    (db) => partsOf(db, options.now, options.pagesFrom ?? 0),
+    chunkRows,
+  );
 }
 
 /** The first pass runs this long after start: a restarted server deletes due salts without waiting an hour. */

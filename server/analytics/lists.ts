@@ -1,6 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { type AnalyticsList, type AnalyticsRows, analyticsLists } from '../../protocol/analytics.ts';
-import { all, int, mapper, text } from '../store/rows.ts';
+import {
+  type AnalyticsList,
+  type AnalyticsRows,
+  analyticsLists,
+  OTHER_VALUE,
+} from '../../protocol/analytics.ts';
+import { all, bool, int, mapper, scalar, text } from '../store/rows.ts';
 import { daysOf, isBlock, type Piece } from './blocks.ts';
 import { piecesParam } from './pieces.ts';
 
@@ -51,6 +56,14 @@ function listPieces(
   };
 }
 
+/**
+ * Whether any of the pieces counts values of `list` beyond those it kept (value-caps.ts): one
+ * primary-key lookup a piece.
+ */
+const otherSql = `
+SELECT EXISTS (SELECT 1 FROM json_each(?) AS p CROSS JOIN analytics_dims AS d
+  ON d.site = ? AND d.res = p.value ->> 0 AND d.at = p.value ->> 1 AND d.list = ? AND d.value = ?)`;
+
 const listRow = mapper({ value: text, visitors: int, views: int, total: int });
 
 /**
@@ -78,7 +91,8 @@ const listSqls = {
  * The first `limit` values of `list` whose value contains `search`, and how many match, over the
  * pieces of a read (pieces.ts). Not exact when blocks that left values out had to be read (their days
  * more than EXACT_DAY_ROWS rows): the counts of the rows may then be short, and `total` counts the
- * values read.
+ * values read; nor when a piece counts values beyond those its hour or day kept in an OTHER_VALUE row
+ * (value-caps.ts), which ranks like any value.
  */
 export function readList(
   db: DatabaseSync,
@@ -103,6 +117,7 @@ function readListSpending(
   const sqls = listSqls[list === 'pages' ? 'views' : 'visitors'];
   const search = options.search ?? '';
   const where = [piecesParam(read.pieces), site, list] as const;
+  const overflowed = scalar(db, otherSql, bool, ...where, OTHER_VALUE);
   const rows =
     search === ''
       ? all(db, sqls.all, listRow, ...where, options.limit)
@@ -111,7 +126,7 @@ function readListSpending(
     rows: {
       rows: rows.map(({ value, visitors, views }) => ({ value, visitors, views })),
       total: rows[0]?.total ?? 0,
-      exact: read.exact,
+      exact: read.exact && !overflowed,
     },
     dayRows: read.dayRows,
   };

@@ -2,12 +2,14 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { AnalyticsList, VitalName } from '../../protocol/analytics.ts';
 import { DAY, HOUR } from '../checks/rollups.ts';
 import { statement } from '../store/statements.ts';
+import { CappedListRows } from './value-caps.ts';
 
 /**
  * The rollups of a batch of tracker events, added up in memory by hour bucket first, then written with
  * one upsert per distinct row: the hour's (`res = 'h'`) and its UTC day's (`res = 'd'`). A batch of
  * 2,000 events thus writes a few hundred rows, not one per event and list. Web Vitals of single pages
- * have day rows only (retention.ts).
+ * have day rows only (retention.ts). A list keeps a bounded number of values an hour and a day
+ * (value-caps.ts).
  */
 
 export const hourOf = (ts: number) => Math.floor(ts / HOUR) * HOUR;
@@ -38,9 +40,6 @@ const upsertTotals = `
 INSERT INTO analytics_totals (site, res, at, visitors, views, visits, bounces, engaged_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (site, res, at) DO UPDATE SET visitors = visitors + excluded.visitors, views = views + excluded.views,
   visits = visits + excluded.visits, bounces = bounces + excluded.bounces, engaged_ms = engaged_ms + excluded.engaged_ms`;
-const upsertDim = `
-INSERT INTO analytics_dims (site, res, at, list, value, visitors, views) VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (site, res, at, list, value) DO UPDATE SET visitors = visitors + excluded.visitors, views = views + excluded.views`;
 const upsertVital = `
 INSERT INTO analytics_vitals (site, res, at, page, metric, bucket, n) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (site, res, at, page, metric, bucket) DO UPDATE SET n = n + excluded.n`;
@@ -131,11 +130,11 @@ export class BatchRollups {
       if (r.visitors === 0 && r.views === 0 && r.visits === 0 && r.bounces === 0 && r.engagedMs === 0) return;
       totals.run(r.site, res, r.at, r.visitors, r.views, r.visits, r.bounces, r.engagedMs);
     });
-    const dims = statement(db, upsertDim);
+    const dims = new CappedListRows(db);
     writeHoursAndDays(this.dims.values(), dimKey, addDim, (res, r) => {
-      if (r.visitors !== 0 || r.views !== 0)
-        dims.run(r.site, res, r.at, r.list, r.value, r.visitors, r.views);
+      if (r.visitors !== 0 || r.views !== 0) dims.write(res, r);
     });
+    dims.finish();
     const vitals = statement(db, upsertVital);
     const writeVital = (res: 'h' | 'd', r: Vital) => {
       if (r.n !== 0) vitals.run(r.site, res, r.at, r.page, r.metric, r.bucket, r.n);

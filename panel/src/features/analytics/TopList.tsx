@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { AnalyticsList, AnalyticsRow, AnalyticsRows } from '../../../../protocol/analytics.ts';
+import { OTHER_VALUE } from '../../../../protocol/analytics-constants.ts';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { useFocusOnMount } from '../../lib/focus.ts';
 import { useDebounced } from './debounce.ts';
@@ -11,6 +12,7 @@ import {
   rankedBy,
   sharePercent,
   valueText,
+  valueTitle,
 } from './describe.ts';
 import type { Range } from './keys.ts';
 import { useAnalyticsList } from './queries.ts';
@@ -81,7 +83,10 @@ function Rows({ list, rows, whole }: { list: AnalyticsList; rows: AnalyticsRow[]
                 style={{ width: `${sharePercent(r[by], whole)}%` }}
                 aria-hidden="true"
               />
-              <span className={mono ? 'mono' : undefined} title={r.value}>
+              <span
+                className={mono && r.value !== OTHER_VALUE ? 'mono' : undefined}
+                title={valueTitle(list, r.value)}
+              >
                 {valueText(list, r.value)}
               </span>
             </td>

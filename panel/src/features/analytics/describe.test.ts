@@ -19,6 +19,7 @@ import {
   snippetWithDnt,
   stepWords,
   valueText,
+  valueTitle,
 } from './describe.ts';
 
 const totals = (t: Partial<AnalyticsTotals>): AnalyticsTotals => ({
@@ -77,6 +78,10 @@ test('values as people read them: countries by name, devices capitalised, direct
   assert.equal(valueText('referrers', ''), 'Direct');
   assert.equal(valueText('referrers', 'news.ycombinator.com'), 'news.ycombinator.com');
   assert.equal(valueText('pages', '/pricing'), '/pricing');
+  assert.equal(valueText('pages', '(other)'), 'Other values');
+  assert.equal(valueTitle('pages', '/pricing'), '/pricing');
+  assert.match(valueTitle('pages', '(other)'), /^Pages beyond the first 1.000 of an hour \(5.000 of a day\)/);
+  assert.match(valueTitle('utmCampaigns', '(other)'), /^UTM campaigns beyond the first 250 of an hour/);
 });
 
 test('a list that is not exact counts its values as at least', () => {

@@ -6,6 +6,7 @@ import type {
   VitalName,
   VitalRating,
 } from '../../../../protocol/analytics.ts';
+import { listValuesKept, OTHER_VALUE } from '../../../../protocol/analytics-constants.ts';
 import type { CheckBody } from '../../../../protocol/check.ts';
 import { ApiError } from '../../lib/api.ts';
 import type { FieldErrors } from '../../lib/form.ts';
@@ -30,9 +31,13 @@ export const listTitles: Record<AnalyticsList, { title: string; value: string }>
 export const rankedBy = (list: AnalyticsList): 'views' | 'visitors' =>
   list === 'pages' ? 'views' : 'visitors';
 
-/** A value of a list as people read it: a country's name, a device capitalised, "Direct" for no referrer. */
+/**
+ * A value of a list as people read it: a country's name, a device capitalised, "Direct" for no
+ * referrer, "Other values" for those beyond the most an hour or a day keeps.
+ */
 export function valueText(list: AnalyticsList, value: string, countryNames = countryNamer()): string {
   if (value === '') return list === 'referrers' ? 'Direct' : 'Unknown';
+  if (value === OTHER_VALUE) return 'Other values';
   if (list === 'referrers' && value === '(direct)') return 'Direct';
   if (list === 'countries') return countryNames(value);
   if (list === 'devices') return value.charAt(0).toUpperCase() + value.slice(1);
@@ -83,7 +88,15 @@ export const listTotalText = (list: AnalyticsRows) =>
 
 /** What a list that is not exact leaves out, for its title. */
 export const NOT_EXACT_NOTE =
-  'With this many values over this range, each period keeps its first 1,000: values beyond them are missing, or their counts short.';
+  'With this many values over this range, some periods kept only their first ones: values beyond them are counted in “Other values”, missing, or short of some counts.';
+
+/** The title of a value: the value itself, or what "Other values" counts. */
+export function valueTitle(list: AnalyticsList, value: string): string {
+  if (value !== OTHER_VALUE) return value;
+  const kept = list === 'pages' ? 'pages' : 'others';
+  const [hour, day] = [listValuesKept.h[kept], listValuesKept.d[kept]].map(formatCount);
+  return `${listTitles[list].title} beyond the first ${hour} of an hour (${day} of a day), counted together.`;
+}
 
 export type Change = {
   /** "+12%", "−3 pts", "new", "no change", or "–" when there is nothing to compare. */

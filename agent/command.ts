@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { MAX_VALUE } from '../protocol/agent-constants.ts';
 import type { RunOutcome } from '../runners/run.ts';
 
 /**
@@ -118,13 +119,13 @@ export function firstLine(output: string): string | null {
   return null;
 }
 
-/** The first number of `line` that does not stand inside a word, or null. */
+/** The first number of `line` that does not stand inside a word, or null (also beyond ±MAX_VALUE: the server refuses it). */
 export function numberIn(line: string): number | null {
   // Not after a letter, digit, dot or hyphen: "sda1", "v1.2" and "disk-2" are names, not values.
   const match = /(?:^|[^\w.-])(-?\d+(?:\.\d+)?)/.exec(line);
   if (!match) return null;
   const value = Number(match[1]);
-  return Number.isFinite(value) ? value : null;
+  return Number.isFinite(value) && Math.abs(value) <= MAX_VALUE ? value : null;
 }
 
 function seconds(ms: number): string {

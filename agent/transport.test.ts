@@ -6,7 +6,13 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { AGENT_PROTOCOL, type AgentFrame, type PollAnswer } from '../protocol/agent.ts';
+import {
+  AGENT_PROTOCOL,
+  type AgentFrame,
+  exceededLimit,
+  type PollAnswer,
+  REQUEST_LIMITS,
+} from '../protocol/agent.ts';
 import { makePki, type TestPki } from '../runners/fixtures/certs.ts';
 import { closedPort } from '../runners/fixtures/context.ts';
 import { type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
@@ -270,4 +276,27 @@ test('a batch too big for one request is split in order; a frame too big alone i
   const tooBig = await encodeFrames([frames[0]!, huge], { maxInflated: 1000 });
   assert.deepEqual(tooBig.dropped, [huge]);
   assert.equal(tooBig.bodies.length, 1);
+});
+
+test('a batch over what one request may carry (REQUEST_LIMITS) is split too, so the server never refuses it for that', async () => {
+  const logs: AgentFrame[] = Array.from({ length: 25 }, (_, f) => ({
+    kind: 'log',
+    lines: Array.from({ length: 1000 }, (_, i) => ({ ts: f * 1000 + i, level: 'info', text: 'x' })),
+  }));
+  const runs: AgentFrame[] = Array.from({ length: REQUEST_LIMITS.runs + 1 }, (_, i) => ({
+    kind: 'run',
+    ts: i,
+    id: 'c1',
+    status: 'up',
+    latencyMs: 1,
+    detail: 'ok',
+  }));
+  const { bodies, dropped } = await encodeFrames([...logs, ...runs]);
+  assert.deepEqual(dropped, []);
+  const decoded = bodies.map(
+    (body) => (JSON.parse(gunzipSync(body).toString()) as { frames: AgentFrame[] }).frames,
+  );
+  assert.ok(decoded.length >= 3, 'split by log lines and by runs, not by size');
+  for (const part of decoded) assert.equal(exceededLimit(part), null);
+  assert.deepEqual(decoded.flat(), [...logs, ...runs], 'in order, nothing lost');
 });

@@ -2,7 +2,12 @@ import http from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { AgentFrame, FramesAnswer, PollAnswer } from '../protocol/agent.ts';
-import { MAX_FRAMES_BYTES, MAX_INFLATED_FRAMES_BYTES, POLL_WAIT_MS } from '../protocol/agent-constants.ts';
+import {
+  exceededLimit,
+  MAX_FRAMES_BYTES,
+  MAX_INFLATED_FRAMES_BYTES,
+  POLL_WAIT_MS,
+} from '../protocol/agent-constants.ts';
 import { readPollAnswer } from './poll-answer.ts';
 
 /**
@@ -233,8 +238,8 @@ export function encodeFrames(
 
 /**
  * The request bodies of the frames, oldest first: JSON `{batch, frames}` gzipped, each at most
- * MAX_FRAMES_BYTES as sent and MAX_INFLATED_FRAMES_BYTES as JSON; a bigger batch is split in halves
- * until each part fits. A single frame too big to send on its own is left out and named in `dropped`.
+ * MAX_FRAMES_BYTES as sent and MAX_INFLATED_FRAMES_BYTES as JSON, and within what one request may
+ * carry (REQUEST_LIMITS); a bigger batch is split in halves until each part fits. A single frame too big to send on its own is left out and named in `dropped`.
  * Each body names its batch with a new random id: the spool keeps the body as it is, so every send of
  * it, after a lost answer or a restart, carries the same id and the server stores it once.
  */
@@ -249,7 +254,10 @@ export async function encodeFrameJson(
   const encode = async (part: readonly FrameJson[]): Promise<void> => {
     if (part.length === 0) return;
     const json = `{"batch":"${newBatchId()}","frames":[${part.map((f) => f.json).join(',')}]}`;
-    const fits = part.length <= MAX_FRAMES_PER_BODY && Buffer.byteLength(json) <= maxInflated;
+    const fits =
+      part.length <= MAX_FRAMES_PER_BODY &&
+      Buffer.byteLength(json) <= maxInflated &&
+      exceededLimit(part.map((f) => f.frame)) === null;
     const body = fits ? await gzipAsync(json) : null;
     if (body && body.length <= maxBytes) {
       bodies.push(body);

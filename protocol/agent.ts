@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { containerStates, unitStates } from './agent-constants.ts';
+import {
+  containerStates,
+  MAX_BYTES,
+  MAX_CELSIUS,
+  MAX_CORES,
+  MAX_LATENCY_MS,
+  MAX_LOAD,
+  MAX_VALUE,
+  MIN_CELSIUS,
+  unitStates,
+} from './agent-constants.ts';
 import { assertionSchema, httpMethods } from './check.ts';
 import { checkKinds } from './kinds.ts';
 import { nameSchema } from './text.ts';
@@ -19,28 +29,52 @@ export {
   type AgentCapability,
   agentCapabilities,
   containerStates,
+  exceededLimit,
+  MAX_BYTES,
+  MAX_CELSIUS,
+  MAX_CORES,
   MAX_FRAMES_BYTES,
   MAX_INFLATED_FRAMES_BYTES,
+  MAX_LATENCY_MS,
+  MAX_LOAD,
+  MAX_VALUE,
+  MIN_CELSIUS,
   POLL_WAIT_MS,
+  REQUEST_LIMITS,
+  type RequestLimit,
+  requestLimitNames,
   SAMPLE_EVERY_MS,
   unitStates,
 } from './agent-constants.ts';
 
 const ms = z.number().int().nonnegative();
-const bytes = z.number().nonnegative();
+// Bounds: agent-constants.ts says why each. (Numbers are finite: JSON's 1e309 parses as Infinity, refused.)
+const bytes = z.number().nonnegative().max(MAX_BYTES);
 const percent = z.number().min(0).max(100);
+/** Percent of one CPU (containers, units): at most every core busy. */
+const cpuPercent = z
+  .number()
+  .nonnegative()
+  .max(100 * MAX_CORES);
+const load = z.number().nonnegative().max(MAX_LOAD);
+/** `used` of `total` (memory, swap): never more. */
+const usage = z
+  .object({ used: bytes, total: bytes })
+  .refine((u) => u.used <= u.total, { message: 'must not exceed total', path: ['used'] });
 const shortText = (max: number) => z.string().max(max);
 
-export const diskSchema = z.object({
-  /** Where it is mounted, as the host sees it (without MON_HOST_ROOT). */
-  mount: shortText(4096),
-  /** The block device, e.g. /dev/sda1 or /dev/mapper/vg-root. */
-  device: shortText(4096),
-  fstype: shortText(64),
-  used: bytes,
-  /** used + available (what the filesystem can hold for users; reserved blocks left out). */
-  size: bytes,
-});
+export const diskSchema = z
+  .object({
+    /** Where it is mounted, as the host sees it (without MON_HOST_ROOT). */
+    mount: shortText(4096),
+    /** The block device, e.g. /dev/sda1 or /dev/mapper/vg-root. */
+    device: shortText(4096),
+    fstype: shortText(64),
+    used: bytes,
+    /** used + available (what the filesystem can hold for users; reserved blocks left out). */
+    size: bytes,
+  })
+  .refine((d) => d.used <= d.size, { message: 'must not exceed size', path: ['used'] });
 export type DiskSample = z.infer<typeof diskSchema>;
 
 export const containerSchema = z.object({
@@ -61,7 +95,7 @@ export const containerSchema = z.object({
   startedAt: ms.nullable(),
   finishedAt: ms.nullable(),
   /** Percent of one CPU since the previous sample; null when not running or on the first sample. */
-  cpu: z.number().nonnegative().nullable(),
+  cpu: cpuPercent.nullable(),
   /** Bytes in use without inactive file cache (cgroup v1 and v2); null when not running. */
   memory: bytes.nullable(),
   /** Only the labels mon reads: `mon.service`, `com.docker.compose.project`, `com.docker.compose.service`. */
@@ -78,7 +112,7 @@ export const unitSchema = z.object({
   /** `NRestarts`: automatic restarts since the unit was last started by hand. */
   restarts: z.number().int().nonnegative(),
   /** Percent of one CPU since the previous sample; null when unknown. */
-  cpu: z.number().nonnegative().nullable(),
+  cpu: cpuPercent.nullable(),
   /** Bytes (`MemoryCurrent`); null when unknown. */
   memory: bytes.nullable(),
 });
@@ -91,17 +125,19 @@ export const sampleFrameSchema = z.object({
   /** Percent of all cores busy (total − idle − iowait − steal); null on the first sample. */
   cpu: percent.nullable(),
   /** used = MemTotal − MemAvailable (older kernels: total − free − buffers − cached). */
-  memory: z.object({ used: bytes, total: bytes }).nullable(),
+  memory: usage.nullable(),
   /** null without swap. */
-  swap: z.object({ used: bytes, total: bytes }).nullable(),
+  swap: usage.nullable(),
   /** Each disk-backed filesystem once. */
   disks: z.array(diskSchema).max(256),
   /** Over physical disks only; null on the first sample. */
   diskIo: z.object({ readBps: bytes, writeBps: bytes }).nullable(),
   /** Over physical network cards only; null on the first sample. */
   net: z.object({ rxBps: bytes, txBps: bytes }).nullable(),
-  load: z.tuple([z.number(), z.number(), z.number()]).nullable(),
-  temperatures: z.array(z.object({ sensor: shortText(256), celsius: z.number() })).max(256),
+  load: z.tuple([load, load, load]).nullable(),
+  temperatures: z
+    .array(z.object({ sensor: shortText(256), celsius: z.number().min(MIN_CELSIUS).max(MAX_CELSIUS) }))
+    .max(256),
   /** null: no container runtime answered (none installed, or the socket not mounted). */
   containers: z.array(containerSchema).max(5000).nullable(),
   /** null: no systemd to ask. */
@@ -120,7 +156,7 @@ export const helloFrameSchema = z.object({
   os: shortText(256),
   kernel: shortText(256),
   arch: shortText(64),
-  cores: z.number().int().positive(),
+  cores: z.number().int().positive().max(MAX_CORES),
 });
 export type HelloFrame = z.infer<typeof helloFrameSchema>;
 
@@ -158,10 +194,10 @@ export const runFrameSchema = z.object({
   /** The check's id, as the poll named it. */
   id: shortText(64),
   status: z.enum(['up', 'down', 'degraded']),
-  latencyMs: z.number().nonnegative().nullable(),
+  latencyMs: z.number().nonnegative().max(MAX_LATENCY_MS).nullable(),
   detail: shortText(2000),
   /** The number a command check printed. */
-  value: z.number().nullable().optional(),
+  value: z.number().min(-MAX_VALUE).max(MAX_VALUE).nullable().optional(),
   expiry: z
     .object({ kind: z.enum(['certificate', 'domain']), expires: ms })
     .nullable()

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SampleFrame } from '../../protocol/agent.ts';
 import { staticConfig } from '../config/service.ts';
-import { memoryLog } from '../testing.ts';
 import { defaultHostAlerts } from './config.ts';
 import { itemId } from './items.ts';
 import { readHostSeries } from './rollups.ts';
@@ -54,43 +53,6 @@ test('samples go to the rollups at their own time, late ones too; latest only mo
   await kit.send(token, [sample(T0 + 30_000)]);
   const later = kit.db.prepare('SELECT first_seen, last_seen FROM hosts').get() as Record<string, number>;
   assert.deepEqual([later.first_seen, later.last_seen], [T0, T0 + 15_000], 'seen when the frames arrived');
-});
-
-test('a host clock far ahead: its samples are stored as dated, and the log says so once an hour', async (t) => {
-  const memory = memoryLog();
-  const kit = await hostServer({ log: memory.log });
-  t.after(() => kit.server.dispose());
-  const token = await kit.addHost('web-1');
-  const ahead = 7 * 60_000;
-  const warnings = () => memory.lines().filter((l) => String(l.message).startsWith('the clock of'));
-  const aheadOf = () =>
-    (kit.db.prepare('SELECT clock_ahead_ms AS ms FROM hosts').get() as { ms: number | null }).ms;
-
-  assert.deepEqual((await kit.send(token, [sample(T0 + ahead, { cpu: 70 })])).body, {
-    stored: 1,
-    skipped: 0,
-  });
-  assert.equal(
-    kit.count("SELECT cpu_n AS n FROM host_rollups WHERE res = 'm' AND bucket = ?", T0 + ahead),
-    1,
-    'stored at its own minute',
-  );
-  assert.equal(aheadOf(), ahead);
-  await kit.clock.advance(15_000);
-  await kit.send(token, [sample(T0 + ahead + 15_000)]);
-  assert.deepEqual(
-    warnings().map((l) => [l.message, l.host]),
-    [["the clock of web-1 is 7 min ahead of the server's", 'web-1']],
-    'once, not at every batch',
-  );
-  await kit.clock.advance(3_600_000);
-  await kit.send(token, [sample(T0 + ahead + 3_615_000)]);
-  assert.equal(warnings().length, 2, 'again an hour later');
-
-  // The clock is set right: nothing it sends is lost.
-  await kit.send(token, [sample(T0 + 3_610_000, { cpu: 10 })]);
-  assert.equal(aheadOf(), 0);
-  assert.equal(kit.count("SELECT sum(cpu_n) AS n FROM host_rollups WHERE res = 'm'"), 4);
 });
 
 test('containers and units are kept as last seen, with their restarts, OOM kills and failures as host events', async (t) => {
@@ -210,7 +172,7 @@ test("the agent's log lines are stored at their own times; a line dated ahead do
   const first = log([
     [T0, 'agent started'],
     [T0, 'docker socket not found'],
-    [T0 + 10 * 60_000, 'a line from a clock set wrong'],
+    [T0 + 4 * 60_000, 'a line from a clock a little ahead'],
   ]);
   assert.deepEqual((await kit.send(token, [first])).body, { stored: 1, skipped: 0 });
   assert.deepEqual((await kit.send(token, [log([[T0 + 5, 'server answered 503']])])).body, {
@@ -220,6 +182,6 @@ test("the agent's log lines are stored at their own times; a line dated ahead do
   const lines = kit.db.prepare('SELECT ts, text FROM agent_logs WHERE host = ? ORDER BY ts').all('web-1');
   assert.deepEqual(
     lines.map((l) => l.text),
-    ['agent started', 'docker socket not found', 'server answered 503', 'a line from a clock set wrong'],
+    ['agent started', 'docker socket not found', 'server answered 503', 'a line from a clock a little ahead'],
   );
 });

@@ -19,7 +19,9 @@ export type FramesItem = {
   host: string;
   /** When the request arrived: the host's `last_seen`. */
   receivedAt: number;
-  frames: Omit<DecodedFrames, 'unknown'>;
+  /** How far ahead of `receivedAt` its newest frame was dated (clock-ahead.ts); frames beyond are left out. */
+  aheadMs: number;
+  frames: Omit<DecodedFrames, 'unknown' | 'invalid'>;
   /** Set by the job that stores it. */
   outcome: FramesOutcome | null;
 };
@@ -50,8 +52,6 @@ export type ApplyContext = {
   engine: CheckEngine;
   /** A host's frame is committed (the silence watch restarts its count). */
   seen(host: string, at: number): void;
-  /** The newest frame of a host's batch was dated this far ahead of its arrival (after commit). */
-  clockAhead(host: string, aheadMs: number): void;
 };
 
 const hostState = mapper({ silentSince: nullable(int), lastSeen: nullable(int) });
@@ -59,7 +59,8 @@ const hostState = mapper({ silentSince: nullable(int), lastSeen: nullable(int) }
 /**
  * Applies a batch of requests in one writer job (docs/architecture.md "The path of an agent frame"):
  * per request, the host's `last_seen` (ending a silence), its batch id (a batch stored before stops
- * here), then its frames by kind: `hello` (what the agent is), `declare` (its command checks), samples
+ * here), then its frames by kind: `hello` (what the agent is), the newest `declare` (its command
+ * checks; each declaration replaces the one before, so older ones of the same request change nothing), samples
  * oldest first, `log` lines, and runs through the check engine. Host alerts, the agent's recovery
  * included, are dispatched as domain events in the same job.
  */
@@ -76,15 +77,14 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
     },
     events: [],
   };
-  const seen: { host: string; at: number; ahead: number }[] = [];
+  const seen: { host: string; at: number }[] = [];
   items.forEach((item, i) => {
-    const { host, receivedAt, frames } = item;
+    const { host, receivedAt, aheadMs: ahead, frames } = item;
     const state = one(db, 'SELECT silent_since, last_seen FROM hosts WHERE name = ?', hostState, host);
     if (!state) {
       refuse(i, tokenNotValid());
       return;
     }
-    const ahead = Math.max(0, newestTs(frames) - receivedAt);
     statement(
       db,
       `UPDATE hosts SET last_seen = max(coalesce(last_seen, 0), ?), first_seen = coalesce(first_seen, ?),
@@ -96,7 +96,7 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
         agentAlert(host, 'recovered', receivedAt, `a frame arrived after ${silentFor} without one`),
       );
     }
-    seen.push({ host, at: receivedAt, ahead });
+    seen.push({ host, at: receivedAt });
     if (frames.batch !== null && !rememberBatch(db, host, frames.batch)) {
       item.outcome = { known: true, staleRuns: 0, foreignRuns: [] };
       return;
@@ -106,9 +106,8 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
       const { kind: _kind, ts: _ts, ...agent } = hello;
       statement(db, 'UPDATE hosts SET agent = ? WHERE name = ?').run(JSON.stringify(agent), host);
     }
-    for (const frame of frames.declare) {
-      applyDeclaration({ engine: ctx.engine, config: ctx.deps.config }, tx, host, frame);
-    }
+    const declared = frames.declare.at(-1);
+    if (declared) applyDeclaration({ engine: ctx.engine, config: ctx.deps.config }, tx, host, declared);
     applySamples(job, host, frames.sample);
     insertLogLines(db, host, frames.log);
     const runs = recordAgentRuns(ctx.engine, tx, host, frames.run);
@@ -116,41 +115,6 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
   });
   ctx.deps.events.dispatch(tx, job.events, ctx.deps.clock.now());
   tx.afterCommit(() => {
-    for (const { host, at, ahead } of seen) {
-      ctx.seen(host, at);
-      if (ahead > MAX_AHEAD_MS) ctx.clockAhead(host, ahead);
-    }
+    for (const { host, at } of seen) ctx.seen(host, at);
   });
-}
-
-/** The time of the newest frame of a batch (log lines count by their own times). */
-function newestTs(frames: FramesItem['frames']): number {
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const list of [frames.hello, frames.sample, frames.declare, frames.run]) {
-    for (const frame of list) if (frame.ts > newest) newest = frame.ts;
-  }
-  for (const frame of frames.log) for (const line of frame.lines) if (line.ts > newest) newest = line.ts;
-  return newest;
-}
-
-const HOUR_MS = 3_600_000;
-/**
- * A batch whose newest frame is dated this far ahead of its arrival comes from a host whose clock is
- * wrong: it is stored as dated all the same, and the log says so.
- */
-export const MAX_AHEAD_MS = 5 * 60_000;
-
-/**
- * Says in the log that a host's clock is ahead of the server's (its frames are stored as dated, so its
- * charts run ahead and later samples may look older), at most once an hour per host.
- */
-export function clockWarnings(deps: Deps): (host: string, aheadMs: number) => void {
-  const warned = new Map<string, number>();
-  return (host, aheadMs) => {
-    const now = deps.clock.now();
-    const last = warned.get(host);
-    if (last !== undefined && now - last < HOUR_MS) return;
-    warned.set(host, now);
-    deps.log.warn(`the clock of ${host} is ${spanText(aheadMs)} ahead of the server's`, { host, aheadMs });
-  };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { REMEMBERED_BATCHES } from '../../protocol/agent.ts';
+import { FakeClock } from '../clock.ts';
 import type { WriteFn } from '../store/writer.ts';
 import { hostServer, sample, T0, unit } from './testkit.ts';
 
@@ -67,7 +68,8 @@ test('a batch sent again is answered as stored and stores nothing twice, even wh
 });
 
 test("each host remembers its last 256 batch ids; another host's ids are its own", async (t) => {
-  const kit = await hostServer();
+  // The samples are dated up to an hour after T0: the server's clock is past them.
+  const kit = await hostServer({ clock: new FakeClock(T0 + 2 * 3_600_000) });
   t.after(() => kit.server.dispose());
   const one = await kit.addHost('web-1');
   const two = await kit.addHost('web-2');
@@ -86,7 +88,7 @@ test("each host remembers its last 256 batch ids; another host's ids are its own
 });
 
 test('batches go to storage at most 32 to a writer job, fewer when they weigh more than 1,000 rows', async (t) => {
-  const kit = await hostServer();
+  const kit = await hostServer({ clock: new FakeClock(T0 + 2 * 3_600_000) });
   t.after(() => kit.server.dispose());
   const token = await kit.addHost('web-1');
   const writer = kit.server.deps.store.writer;

@@ -2,20 +2,26 @@ import { createGunzip } from 'node:zlib';
 import type { z } from 'zod';
 import {
   type DeclareFrame,
+  exceededLimit,
   type FrameKind,
   frameSchemas,
   framesBodySchema,
   type HelloFrame,
   type LogFrame,
   MAX_INFLATED_FRAMES_BYTES,
+  REQUEST_LIMITS,
   type RunFrame,
+  requestLimitNames,
   type SampleFrame,
 } from '../../protocol/agent.ts';
 import { fieldIssue } from '../../protocol/messages.ts';
 import { formatPath } from '../config/paths.ts';
 import { badRequest, Problem } from '../problem.ts';
 
-/** The frames of one request by kind, each in the order sent; `unknown` counts kinds this server does not know. */
+/**
+ * The frames of one request by kind, each in the order sent; `unknown` counts kinds this server does
+ * not know, `invalid` names the first field of each frame of a known kind that does not parse.
+ */
 export type DecodedFrames = {
   /** The batch's id, when the agent names its batches (a batch sent again has the same). */
   batch: string | null;
@@ -25,6 +31,7 @@ export type DecodedFrames = {
   run: RunFrame[];
   log: LogFrame[];
   unknown: number;
+  invalid: string[];
 };
 
 /** Retry-After of a body refused for want of memory: others finish within moments. */
@@ -43,8 +50,9 @@ export class BudgetExceeded extends Problem {
 }
 
 /**
- * Memory for frames in flight across requests: the bytes of their JSON as inflated, held from the
- * moment a request starts inflating until it is answered (its frames are parsed objects until they
+ * Memory for frames in flight across requests: the body as sent, taken before a byte of it is read
+ * (its Content-Length, or the most a body may be when it has none), and the JSON as inflated, taken
+ * as it is inflated; all held until the request is answered (its frames are parsed objects until they
  * are committed). Each request takes its bytes through a `Reservation`.
  */
 export class DecodeBudget {
@@ -84,10 +92,12 @@ export class Reservation {
 /**
  * The body of `POST /agent/v1/frames` as bytes (gzip or identity) → its frames. Inflation is streamed
  * and stops at `MAX_INFLATED_FRAMES_BYTES` (413), so a small body that inflates to gigabytes costs no
- * memory; every inflated byte is taken from `reservation` first, and a body that does not fit in what
- * is left of the server's budget is a 503 (`BudgetExceeded`). A frame of a known kind that does not
- * parse refuses the whole request (400 naming the field, e.g. `frames[3].cpu: …`); a frame of an
- * unknown kind is counted and left out.
+ * memory; every inflated byte is taken from `reservation` first (an identity body was taken before it
+ * was read), and a body that does not fit in what is left of the server's budget is a 503
+ * (`BudgetExceeded`). More than one request may carry (REQUEST_LIMITS) is a 413 naming what, before
+ * any frame is parsed. A frame of a known kind that does not parse is left out alone and named in
+ * `invalid` (`frames[3].cpu: …`): the agent drops a batch refused as bad, and the rest of it is good.
+ * A frame of an unknown kind is counted and left out.
  */
 export async function decodeFrames(
   body: Buffer,
@@ -117,10 +127,7 @@ async function inflated(
   reservation: Reservation,
 ): Promise<Buffer> {
   const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity' || encoding === '') {
-    if (!reservation.take(body.length)) throw new BudgetExceeded();
-    return body;
-  }
+  if (encoding === 'identity' || encoding === '') return body;
   if (encoding !== 'gzip') {
     throw new Problem(415, 'unsupported media type', `Content-Encoding ${encoding}: send gzip or identity`);
   }
@@ -148,6 +155,15 @@ async function inflated(
 export function parseFrames(json: unknown): DecodedFrames {
   const body = framesBodySchema.safeParse(json);
   if (!body.success) throw fieldProblem(body.error, []);
+  const over = exceededLimit(body.data.frames);
+  if (over) {
+    const most = REQUEST_LIMITS[over].toLocaleString('en');
+    throw new Problem(
+      413,
+      'too many frames',
+      `a request carries at most ${most} ${requestLimitNames[over]}; send them in several requests`,
+    );
+  }
   const out: DecodedFrames = {
     batch: body.data.batch ?? null,
     hello: [],
@@ -156,6 +172,7 @@ export function parseFrames(json: unknown): DecodedFrames {
     run: [],
     log: [],
     unknown: 0,
+    invalid: [],
   };
   body.data.frames.forEach((frame, i) => {
     if (!Object.hasOwn(frameSchemas, frame.kind)) {
@@ -164,17 +181,22 @@ export function parseFrames(json: unknown): DecodedFrames {
     }
     const kind = frame.kind as FrameKind;
     const parsed = frameSchemas[kind].safeParse(frame);
-    if (!parsed.success) throw fieldProblem(parsed.error, ['frames', i]);
-    (out[kind] as unknown[]).push(parsed.data);
+    if (parsed.success) (out[kind] as unknown[]).push(parsed.data);
+    else out.invalid.push(fieldText(parsed.error, ['frames', i]));
   });
   return out;
 }
 
 /** 400 naming the field of the first issue, under `prefix` (`frames[3].cpu: …`). */
 export function fieldProblem(error: z.ZodError, prefix: (string | number)[]): Problem {
+  return badRequest(fieldText(error, prefix));
+}
+
+/** The field of the first issue and what is wrong with it, under `prefix` (`frames[3].cpu: …`). */
+function fieldText(error: z.ZodError, prefix: (string | number)[]): string {
   const issue = error.issues[0];
-  if (!issue) return badRequest('the frames do not parse');
+  if (!issue) return 'the frames do not parse';
   const { path, message } = fieldIssue(issue);
   const where = formatPath([...prefix, ...path]);
-  return badRequest(where ? `${where}: ${message}` : message);
+  return where ? `${where}: ${message}` : message;
 }

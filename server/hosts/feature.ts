@@ -3,8 +3,9 @@ import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
 import { createAgentGate } from './agent-auth.ts';
 import { registerAgentFile } from './agent-file.ts';
-import { applyFrames, clockWarnings, type FramesItem, framesWeight } from './apply.ts';
+import { applyFrames, type FramesItem, framesWeight } from './apply.ts';
 import { createAssignments } from './assignment.ts';
+import type { DecodeBudget } from './decode.ts';
 import { MAX_DECODING_BYTES, registerFrames } from './frames.ts';
 import { createHousekeeping } from './housekeeping.ts';
 import { type Polls, registerPoll } from './poll.ts';
@@ -17,7 +18,7 @@ const MAX_WAITING_BATCHES = 4000;
 export type HostsOptions = {
   /** Requests of frames waiting for storage at most (default 4,000). */
   maxWaitingBatches?: number;
-  /** Bytes of frames in flight at most, as inflated (default `MAX_DECODING_BYTES`, 64 MiB). */
+  /** Bytes of frames in flight at most, as sent and as inflated (default `MAX_DECODING_BYTES`, 64 MiB). */
   maxDecodingBytes?: number;
   /**
    * The sampling interval the poll tells agents (`settings.sampleEveryMs`) instead of SAMPLE_EVERY_MS
@@ -43,7 +44,6 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
   const assignments = createAssignments(deps, engine, options);
   const silence = createSilenceWatch({ deps, engine, checksOf: assignments.checksOf });
   const housekeeping = createHousekeeping(deps);
-  const clockAhead = clockWarnings(deps);
   const gate = createAgentGate(deps);
   const frames = deps.store.ingestQueue<FramesItem>({
     maxAcknowledged: maxWaiting,
@@ -51,14 +51,14 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
     weigh: framesWeight,
     maxWeight: FRAMES_JOB_WEIGHT,
     onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    apply: (tx, items, refuse) =>
-      applyFrames({ deps, engine, seen: silence.seen, clockAhead }, tx, items, refuse),
+    apply: (tx, items, refuse) => applyFrames({ deps, engine, seen: silence.seen }, tx, items, refuse),
   });
   let polls: Polls | null = null;
+  let budget: DecodeBudget | null = null;
   const feature: Feature = {
     name: 'hosts',
     routes(app) {
-      registerFrames(app, deps, gate, frames, {
+      budget = registerFrames(app, deps, gate, frames, {
         maxWaiting,
         maxDecodingBytes: options.maxDecodingBytes ?? MAX_DECODING_BYTES,
       });
@@ -80,6 +80,8 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
   };
   return {
     feature,
+    /** Bytes of frames in flight, as sent and as inflated (tests). */
+    decodingBytes: () => budget?.used ?? 0,
     /** Requests of frames waiting for storage (tests). */
     framesWaiting: () => frames.size,
     /** Whether a poll of `host` waits for a change (tests). */

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { FramesAnswer } from '../../protocol/agent.ts';
+import { type FramesAnswer, MAX_FRAMES_BYTES } from '../../protocol/agent.ts';
 import type { Deps } from '../deps.ts';
 import { Problem, unavailable } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import type { AgentGate } from './agent-auth.ts';
 import type { FramesItem } from './apply.ts';
-import { BudgetExceeded, DecodeBudget, decodeFrames } from './decode.ts';
+import { clockWarnings, leaveOutAhead, oncePerMinute } from './clock-ahead.ts';
+import { BudgetExceeded, DecodeBudget, decodeFrames, type Reservation } from './decode.ts';
 
 /**
  * Requests of one host: a burst of 300, then one a second. An agent sends a batch every 15 s; after
@@ -16,9 +17,10 @@ export const FRAMES_BURST = 300;
 export const FRAMES_PER_SECOND = 1;
 
 /**
- * Bytes of frames in flight at most, across requests: inflated JSON, held from decoding until the
- * answer (a batch can inflate to 32 MiB, and waits as parsed frames until it is committed). Beyond,
- * 503 with Retry-After; the agent keeps the batch and sends it again.
+ * Bytes of frames in flight at most, across requests: bodies as sent (taken before they are read) and
+ * their JSON as inflated, held until the answer (a 4 MiB body can inflate to 32 MiB, and waits as
+ * parsed frames until it is committed). Beyond, 503 with Retry-After; the agent keeps the batch and
+ * sends it again.
  */
 export const MAX_DECODING_BYTES = 64 * 1024 * 1024;
 
@@ -29,8 +31,10 @@ const invalidStatuses = new Set([400, 413, 415]);
  * `POST /agent/v1/frames` (host token): a batch of frames, JSON, gzip or identity, at most 4 MiB as
  * sent. Answered 200 only once every frame is committed, in one writer job of the hosts' ingest queue:
  * the batch's id, its frames and its runs. A batch stored before (same id) is answered as stored and
- * stores nothing. A run of a check that is not this host's (another host's, or moved away since the
- * agent's last poll) is skipped, as is a frame of a kind this server does not know.
+ * stores nothing. Skipped, each alone: a run of a check that is not this host's (another host's, or
+ * moved away since the agent's last poll), a frame of a kind this server does not know, a frame of a
+ * known kind that does not parse (logged with its field), a frame dated more than MAX_AHEAD_MS ahead.
+ * Returns the memory budget (tests read what it holds).
  */
 export function registerFrames(
   app: FastifyInstance,
@@ -38,10 +42,12 @@ export function registerFrames(
   gate: AgentGate,
   queue: IngestQueue<FramesItem>,
   limits: { maxWaiting: number; maxDecodingBytes: number },
-): void {
+): DecodeBudget {
   const { maxWaiting } = limits;
   const limit = gate.hostLimiter(FRAMES_BURST, FRAMES_PER_SECOND);
   const budget = new DecodeBudget(limits.maxDecodingBytes);
+  const clockAhead = clockWarnings(deps);
+  const invalidFrames = invalidWarnings(deps);
   const queueFull = () => {
     deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
     return unavailable(1, 'the write queue is full');
@@ -50,14 +56,24 @@ export function registerFrames(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    const hosts = new WeakMap<FastifyRequest, { host: string; at: number }>();
-    // Who sends, and whether they may, before a byte of the body is read.
-    scope.addHook('onRequest', async (request) => {
+    const hosts = new WeakMap<FastifyRequest, { host: string; at: number; reservation: Reservation }>();
+    // Who sends, whether they may, and the memory for the body, before a byte of it is read.
+    scope.addHook('onRequest', async (request, reply) => {
       gate.admit(request);
       const { host } = gate.host(request);
       limit(request, host, 'frames');
-      hosts.set(request, { host, at: deps.clock.now() });
+      // A batch that could not be queued is not worth reading.
+      if (queue.size >= maxWaiting) throw queueFull();
+      const reservation = budget.reserve();
+      if (!reservation.take(announcedBytes(request.headers['content-length']))) {
+        deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
+        throw new BudgetExceeded();
+      }
+      // Given back however the request ends: answered, refused while read, or cut off by the client.
+      reply.raw.once('close', () => reservation.release());
+      hosts.set(request, { host, at: deps.clock.now(), reservation });
     });
+    scope.addHook('onResponse', async (request) => hosts.get(request)?.reservation.release());
     scope.addHook('onError', async (_request, _reply, error) => {
       const status = error instanceof Problem ? error.status : (error as { statusCode?: number }).statusCode;
       if (status === 429) deps.metrics.ingestRejected.inc({ reason: 'rate_limited' });
@@ -67,15 +83,14 @@ export function registerFrames(
     });
 
     scope.post('/agent/v1/frames', async (request): Promise<FramesAnswer> => {
-      const { host, at } = hosts.get(request)!;
+      const { host, at, reservation } = hosts.get(request)!;
       const type = request.headers['content-type'] ?? '';
       if (!/^application\/json\s*(;|$)/i.test(type) || !Buffer.isBuffer(request.body)) {
         throw new Problem(415, 'unsupported media type', 'send the frames as application/json');
       }
-      // A batch that could not be queued is not worth inflating.
+      // It may have filled while the body was read.
       if (queue.size >= maxWaiting) throw queueFull();
       const encoding = request.headers['content-encoding'];
-      const reservation = budget.reserve();
       try {
         const decoded = await decodeFrames(
           request.body,
@@ -85,8 +100,14 @@ export function registerFrames(
           if (error instanceof BudgetExceeded) deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
           throw error;
         });
-        const { unknown, ...frames } = decoded;
-        const item: FramesItem = { host, receivedAt: at, frames, outcome: null };
+        const { unknown, invalid, ...sent } = decoded;
+        if (invalid.length > 0) {
+          deps.metrics.ingestRejected.inc({ reason: 'invalid' }, invalid.length);
+          invalidFrames(host, invalid);
+        }
+        const { frames, skipped: ahead, aheadMs } = leaveOutAhead(sent, at);
+        if (ahead > 0) clockAhead(host, aheadMs, ahead);
+        const item: FramesItem = { host, receivedAt: at, aheadMs, frames, outcome: null };
         await queue.submit(item);
         const outcome = item.outcome!;
         const known =
@@ -96,20 +117,41 @@ export function registerFrames(
           frames.log.length +
           frames.run.length;
         if (unknown > 0) deps.metrics.agentUnknownFrames.inc(unknown);
+        const left = unknown + invalid.length + ahead;
         // A batch stored before is answered as it was then, and counted then.
-        if (outcome.known) return { stored: known, skipped: unknown };
-        const left = outcome.staleRuns + outcome.foreignRuns.length;
-        deps.metrics.ingestAccepted.inc({ endpoint: 'agent' }, known - left);
+        if (outcome.known) return { stored: known, skipped: left };
+        const runsLeft = outcome.staleRuns + outcome.foreignRuns.length;
+        deps.metrics.ingestAccepted.inc({ endpoint: 'agent' }, known - runsLeft);
         if (outcome.foreignRuns.length > 0) {
           deps.log.warn('agent runs skipped: their checks do not run on this host', {
             host,
             checks: [...new Set(outcome.foreignRuns)].join(', '),
           });
         }
-        return { stored: known - left, skipped: left + unknown };
+        return { stored: known - runsLeft, skipped: runsLeft + left };
       } finally {
         reservation.release();
       }
     });
   });
+  return budget;
+}
+
+/** The bytes a body will take as received: its Content-Length, or the most a body may be (chunked). */
+function announcedBytes(contentLength: string | undefined): number {
+  const length = contentLength === undefined ? Number.NaN : Number(contentLength);
+  // Beyond the most, the body is refused (413) before it is read.
+  return Number.isSafeInteger(length) && length >= 0 ? Math.min(length, MAX_FRAMES_BYTES) : MAX_FRAMES_BYTES;
+}
+
+/** Says in the log which frames of a host did not parse and were skipped, at most once a minute per host. */
+function invalidWarnings(deps: Deps): (host: string, invalid: string[]) => void {
+  const due = oncePerMinute(deps);
+  return (host, invalid) => {
+    if (!due(host)) return;
+    deps.log.warn(`agent frames skipped: they do not parse (${invalid[0]})`, {
+      host,
+      frames: invalid.length,
+    });
+  };
 }

@@ -14,7 +14,7 @@ import { round } from '../checks/rollups.ts';
 import type { LiveConfig } from '../config/service.ts';
 import { all, int, json, mapper, nullable, one, text } from '../store/rows.ts';
 import { alertsOf } from './alerting.ts';
-import { MAX_AHEAD_MS } from './apply.ts';
+import { MAX_AHEAD_MS } from './clock-ahead.ts';
 import { checkConflictsOf } from './declarations.ts';
 import { itemCountsOf } from './item-counts.ts';
 import { discoveredOf, itemsOf } from './item-reads.ts';

@@ -122,3 +122,21 @@ test('pruning drops minute rollups after two days and keeps the day ones', () =>
     .map((r) => r.res);
   assert.deepEqual(items, ['d', 'h', 't']);
 });
+
+test('a value that is no finite number never reaches the rollups, even past the schemas', () => {
+  const d = db();
+  const t0 = Date.UTC(2026, 10, 23, 12);
+  // The schemas refuse these; the rollups keep them out all the same.
+  const absurd = hostMetricsOf(sample({ memory: { used: 1e308, total: 1e-308 } }), []);
+  assert.equal(absurd.memory, null, 'a percent past what a double holds is none');
+  addHostSample(d, 'web-1', t0, { ...absurd, cpu: Number.POSITIVE_INFINITY, load1: Number.NaN });
+  addHostSample(d, 'web-1', t0 + 15_000, metrics({ cpu: 20, memory: 50, load1: 1 }));
+  addItemSample(d, 'web-1', 'container', 'api', t0, Number.POSITIVE_INFINITY, 100);
+  const sums = d
+    .prepare("SELECT memory_sum, cpu_sum, load1_sum FROM host_rollups WHERE res = 'd'")
+    .get() as Record<string, number>;
+  assert.deepEqual({ ...sums }, { memory_sum: 50, cpu_sum: 20, load1_sum: 1 });
+  const s = readHostSeries(d, 'web-1', t0 - 29 * DAY, t0 + DAY, t0 + DAY);
+  assert.equal(s.memory.filter((v) => v !== null).length, 1, 'the 30-day chart has its memory');
+  assert.equal(readItemSeries(d, 'web-1', 'container', 'api', t0, t0 + HOUR, t0 + HOUR).cpu[0], null);
+});

@@ -32,7 +32,11 @@ export type HostMetric = (typeof HOST_METRICS)[number];
 export type HostMetrics = Record<HostMetric, number | null>;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const percentOf = (used: number, total: number) => (total > 0 ? round((used / total) * 100, 2) : null);
+/** Percent of `total`; null when it is no number (no total, or values past what a double holds). */
+const percentOf = (used: number, total: number) => {
+  const percent = (used / total) * 100;
+  return total > 0 && Number.isFinite(percent) ? round(percent, 2) : null;
+};
 
 /** Whether `mount` is ignored by `ignoreMounts` (the mount itself; a prefix does not ignore what lies below). */
 export const isIgnoredMount = (mount: string, ignoreMounts: readonly string[]) =>
@@ -95,8 +99,11 @@ const itemUpsertSql = `INSERT INTO item_rollups (host, kind, name, res, bucket, 
     mem_n, mem_sum, mem_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT(host, kind, name, res, bucket) DO UPDATE SET ${upsertTerms('cpu')}, ${upsertTerms('mem')}`;
 
-/** n, sum, max parameters of one value. */
-const termsOf = (v: number | null) => (v === null ? [0, 0, null] : [1, v, v]);
+/**
+ * n, sum, max parameters of one value. A value that is no finite number counts as none: the frames'
+ * schemas bound every value, and this keeps an Infinity or NaN out of the sums whatever comes.
+ */
+const termsOf = (v: number | null) => (v === null || !Number.isFinite(v) ? [0, 0, null] : [1, v, v]);
 
 /** Adds one host sample to its minute, 10-minute, hour and day rollups. Runs inside a writer job. */
 export function addHostSample(db: DatabaseSync, host: string, ts: number, metrics: HostMetrics): void {

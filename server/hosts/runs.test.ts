@@ -143,6 +143,7 @@ test("a host's runs are stored in its batch's writer job, not queued one by one 
     return recordRun(...args);
   };
   const frames = Array.from({ length: 500 }, (_, i) => run(home, T0 + i * 1000, 'up'));
+  await kit.clock.advance(500_000);
   assert.deepEqual((await kit.send(token, frames)).body, { stored: 500, skipped: 0 });
   assert.equal(queued, 0, "nothing went through the engine's queue");
   assert.equal(kit.count('SELECT count(*) AS n FROM check_runs WHERE check_id = ?', home), 500);

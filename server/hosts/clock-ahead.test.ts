@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { memoryLog } from '../testing.ts';
 import { MAX_AHEAD_MS } from './clock-ahead.ts';
-import { container, hello, hostServer, sample, T0 } from './testkit.ts';
+import { container, hello, hostServer, runFrame, sample, T0 } from './testkit.ts';
 
 const YEAR = 365 * 86_400_000;
 
@@ -86,7 +86,7 @@ test('a run dated far ahead is skipped: the real runs after it are recorded', as
     from: 'web-1',
   };
   const id = (await kit.inject('POST', '/api/v1/checks', check)).body.id as string;
-  const run = (ts: number) => ({ kind: 'run', ts, id, status: 'up', latencyMs: 12, detail: '200 OK' });
+  const run = (ts: number) => runFrame(id, ts);
 
   await kit.clock.advance(15_000);
   assert.deepEqual((await kit.send(token, [run(T0 + 3 * YEAR)])).body, { stored: 0, skipped: 1 });

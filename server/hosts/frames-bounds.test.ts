@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { MAX_FRAMES_BYTES, REQUEST_LIMITS } from '../../protocol/agent.ts';
 import { within } from '../testing.ts';
-import { container, hello, hostServer, sample, T0, unit } from './testkit.ts';
+import { container, hello, hostServer, runFrame, sample, T0, unit } from './testkit.ts';
 
 const checkBody = {
   name: 'home',
@@ -19,15 +19,7 @@ test('absurd values are skipped frame by frame; the good frames of the batch are
   t.after(() => kit.server.dispose());
   const token = await kit.addHost('web-1');
   const id = (await kit.inject('POST', '/api/v1/checks', checkBody)).body.id as string;
-  const run = (ts: number, over: Record<string, unknown> = {}) => ({
-    kind: 'run',
-    ts,
-    id,
-    status: 'up',
-    latencyMs: 12,
-    detail: '200 OK',
-    ...over,
-  });
+  const run = (ts: number, over: Record<string, unknown> = {}) => runFrame(id, ts, over);
   const s = (over: Parameters<typeof sample>[1]) => sample(T0 - 60_000, over);
   const absurd = [
     s({ memory: { used: 1e308, total: 1 } }),

@@ -7,7 +7,7 @@ import type { HostRead, HostsList } from '../../protocol/hosts.ts';
 import { FakeClock } from '../clock.ts';
 import type { HostAlert } from '../events.ts';
 import { memoryLog, within } from '../testing.ts';
-import { hostServer, sample, T0 } from './testkit.ts';
+import { hostServer, runFrame, sample, T0 } from './testkit.ts';
 
 const http = (name: string, from: string) => ({
   name,
@@ -16,14 +16,7 @@ const http = (name: string, from: string) => ({
   target: `https://${name}.example.com/`,
   from,
 });
-const run = (id: string, ts: number) => ({
-  kind: 'run',
-  ts,
-  id,
-  status: 'up',
-  latencyMs: 12,
-  detail: '200 OK',
-});
+const run = (id: string, ts: number) => runFrame(id, ts);
 const connected = async (kit: Awaited<ReturnType<typeof hostServer>>) =>
   Number(/^mon_agents_connected (\d+)$/m.exec(await kit.server.deps.metrics.text())?.[1]);
 

@@ -135,6 +135,17 @@ export const sample = (ts: number, over: Partial<SampleFrame> = {}): SampleFrame
   ...over,
 });
 
+/** A run frame of the check `id`: up with 200 OK, or as `over` says. */
+export const runFrame = (id: string, ts: number, over: Record<string, unknown> = {}) => ({
+  kind: 'run',
+  ts,
+  id,
+  status: 'up',
+  latencyMs: 12,
+  detail: '200 OK',
+  ...over,
+});
+
 export const IMAGE_A = `sha256:${'a'.repeat(64)}`;
 export const IMAGE_B = `sha256:${'b'.repeat(64)}`;
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TrackerEvent } from '../../protocol/analytics.ts';
 import { launchChromium } from '../../test/panel/harness.ts';
+import { within } from '../testing.ts';
 import { chromiumTracker, views } from './fixtures/tracker-browser.ts';
 
 describe('the script in Chromium', () => {
@@ -46,6 +47,25 @@ describe('the script in Chromium', () => {
     await page.goto(`${shop.url}/`);
     const [view] = await waitForEvents('127.0.0.1', 'a view', (events) => views(events).length === 1);
     assert.equal(view?.u, `${shop.url}/`);
+    await context.close();
+  });
+
+  test('loaded from under a path prefix (mon behind a proxy at /mon/), the script posts to the /e beside it', async () => {
+    const shop = await site(
+      'prefix.example',
+      `<script defer src="${kit.collector.url}/mon/b.js" data-domain="prefix.example"></script>`,
+    );
+    const { context, page } = await visitor();
+    await page.goto(`${shop.url}/`);
+    const posted = () =>
+      kit.collector.received.filter(
+        (r) => r.method === 'POST' && (r.json as { d?: string })?.d === 'prefix.example',
+      );
+    await within(15_000, 'a view of prefix.example', () => posted().length > 0);
+    assert.deepEqual(
+      posted().map((r) => r.path),
+      ['/mon/e'],
+    );
     await context.close();
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import type { Deps } from '../deps.ts';
+import { publicBase } from '../http/public-base.ts';
 import { logSecurity } from '../http/security-log.ts';
 import { badRequest, forbidden, notFound, Problem } from '../problem.ts';
 import type { Role } from './access.ts';
@@ -18,12 +19,6 @@ function providerOf(deps: Deps, name: string): OidcProviderConfig {
   const provider = deps.config.current().auth.oidc.find((p) => p.name === name);
   if (!provider) throw notFound(`no sign-in provider named ${name}`);
   return provider;
-}
-
-/** The public base URL: `[server] url`, else the request's own scheme and host. */
-export function publicBase(deps: Deps, request: FastifyRequest): string {
-  const url = deps.config.current().server.url;
-  return url ? url.replace(/\/+$/, '') : `${request.protocol}://${request.host}`;
 }
 
 async function providerConfig(

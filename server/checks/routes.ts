@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   type CheckBody,
   checkBodySchema,
@@ -7,6 +7,7 @@ import {
 } from '../../protocol/check.ts';
 import type { CheckDefinitionRead, Created, PingUrl } from '../../protocol/reads.ts';
 import type { Deps } from '../deps.ts';
+import { publicBase } from '../http/public-base.ts';
 import { invalid, notFound } from '../problem.ts';
 import { parseMs, parseRange, readDetail } from './detail.ts';
 import type { CheckEngine } from './engine.ts';
@@ -82,13 +83,6 @@ export function registerChecks(app: FastifyInstance, deps: Deps, engine: CheckEn
     const answer: PingUrl = { url: `${publicBase(deps, request)}/ping/${token}`, replaced };
     return reply.code(201).send(answer);
   });
-}
-
-/** `[server] url`, or the address the request came to. */
-export function publicBase(deps: Deps, request: FastifyRequest): string {
-  const url = deps.config.current().server.url;
-  if (url) return url.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
 }
 
 /**

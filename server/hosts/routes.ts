@@ -11,8 +11,8 @@ import {
 } from '../../protocol/hosts.ts';
 import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
-import { publicBase } from '../checks/routes.ts';
 import type { Deps } from '../deps.ts';
+import { publicBase } from '../http/public-base.ts';
 import { logSecurity } from '../http/security-log.ts';
 import { notFound } from '../problem.ts';
 import { dismissItems, monitorHost } from './discovered.ts';

@@ -23,7 +23,7 @@
   const optOut = browser.doNotTrack === '1' || browser.globalPrivacyControl === true;
   if (options.dnt != null && options.dnt !== 'false' && optOut) return;
 
-  const endpoint = new URL('/e', script.src).href;
+  const endpoint = new URL('e', script.src).href;
   const domain = options.domain || location.hostname;
   const now = () => performance.now();
   /** A string cut to the schema's limit, or undefined when empty. */

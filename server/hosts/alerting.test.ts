@@ -25,6 +25,8 @@ function world(config: Partial<LiveConfig> = {}) {
   migrate(db);
   const live = staticConfig({ services: [fileService('api')], ...config }).current();
   let ts = t0;
+  /** Each host's latest sample: the gap to it decides whether a spell above a limit goes on. */
+  const previous = new Map<string, number>();
   /** One sample 15 s after the previous one. */
   const sample = (
     over: {
@@ -40,9 +42,12 @@ function world(config: Partial<LiveConfig> = {}) {
       ...(Object.fromEntries(HOST_METRICS.map((m) => [m, 20])) as HostMetrics),
       ...over.metrics,
     };
+    const before = previous.get(host) ?? null;
+    previous.set(host, ts);
     return applyHostAlerts(db, {
       host,
       ts,
+      previous: before,
       metrics,
       disks: over.disks ?? [disk('/', 40)],
       containers: over.containers === undefined ? [] : over.containers,

@@ -23,6 +23,8 @@ import {
 export type HostAlertInput = {
   host: string;
   ts: number;
+  /** The time of the host's sample judged before this one (null: none): a gap ends spells above limits. */
+  previous: number | null;
   metrics: HostMetrics;
   /** The sample's filesystems: the disk alert names the fullest one not ignored. */
   disks: readonly DiskSample[];
@@ -127,7 +129,7 @@ function writeState(db: DatabaseSync, host: string, key: string, s: Kept | null)
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function thresholdAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<string, StateRow>): HostAlert[] {
-  const { host, ts, alerts } = input;
+  const { host, ts, previous, alerts } = input;
   const out: HostAlert[] = [];
   for (const metric of THRESHOLD_METRICS) {
     const key = `host:${host}:${metric}`;
@@ -142,7 +144,7 @@ function thresholdAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<stri
         }
       : idleThreshold;
     const reading = readingOf(input, metric);
-    const judged = judgeThreshold(metric, state, reading, alerts[metric], ts);
+    const judged = judgeThreshold(metric, state, reading, alerts[metric], ts, previous);
     if (!sameJson(judged.state, state)) {
       const idle = sameJson(judged.state, idleThreshold);
       writeState(db, host, key, idle ? null : { ...judged.state, container: null });
@@ -179,7 +181,7 @@ function readingOf(input: HostAlertInput, metric: ThresholdMetric) {
 }
 
 function containerAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<string, StateRow>): HostAlert[] {
-  const { host, ts, containers, membership } = input;
+  const { host, ts, previous, containers, membership } = input;
   // Without a runtime answering nothing is known of the containers: their states stay as they are.
   if (containers === null) return [];
   const prefix = `container:${host}:`;
@@ -202,7 +204,7 @@ function containerAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<stri
     seen.add(key);
     const row = rows.get(key);
     const state = row ? containerStateOf(row) : null;
-    const judged = judgeContainer(state, c, ts);
+    const judged = judgeContainer(state, c, ts, previous);
     const kept = containerColumns(judged.state, service);
     if (!row || !sameJson(kept, keptOf(row))) writeState(db, host, key, kept);
     const t = judged.transition;

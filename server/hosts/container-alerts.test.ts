@@ -15,12 +15,19 @@ import { container } from './testkit.ts';
 const t0 = Date.UTC(2026, 10, 23, 12);
 const SAMPLE = 15_000;
 
-/** Samples `at` ms after t0; returns the transitions with their sample index, and the last state. */
-function feed(samples: [at: number, c: ContainerSample][], from: ContainerState | null = null) {
+/**
+ * Samples `at` ms after t0, the host's previous sample 15 s before each (the samples between, not
+ * shown, saw nothing new) unless `previousAt` says when; returns the transitions with their sample
+ * index, and the last state.
+ */
+function feed(
+  samples: [at: number, c: ContainerSample, previousAt?: number][],
+  from: ContainerState | null = null,
+) {
   let state = from;
   const transitions: [number, ContainerTransition][] = [];
-  samples.forEach(([at, c], i) => {
-    const judged = judgeContainer(state, c, t0 + at);
+  samples.forEach(([at, c, previousAt = at - SAMPLE], i) => {
+    const judged = judgeContainer(state, c, t0 + at, t0 + previousAt);
     state = judged.state;
     if (judged.transition) transitions.push([i, judged.transition]);
   });
@@ -114,7 +121,7 @@ test('a container created anew under its name at each turn carries on its count,
   let state: ContainerState | null = null;
   const transitions: [number, ContainerTransition][] = [];
   for (let n = 0; n < 4; n++) {
-    const seen = judgeContainer(state, turn(n), t0 + n * 30_000);
+    const seen = judgeContainer(state, turn(n), t0 + n * 30_000, t0 + n * 30_000 - SAMPLE);
     if (seen.transition) transitions.push([n, seen.transition]);
     // Gone from the next sample, 15 s later: its state is kept.
     const gone = judgeGone(seen.state, t0 + n * 30_000 + SAMPLE);
@@ -125,7 +132,11 @@ test('a container created anew under its name at each turn carries on its count,
   assert.deepEqual(transitions, [
     [3, { to: 'failing', detail: 'restarted 3 times in 10 minutes', summary: 'restarting in a loop' }],
   ]);
-  assert.equal(judgeContainer(state, turn(4), t0 + 2 * MINUTE).state.goneSince, null, 'back: no longer gone');
+  assert.equal(
+    judgeContainer(state, turn(4), t0 + 2 * MINUTE, t0 + 2 * MINUTE - SAMPLE).state.goneSince,
+    null,
+    'back: no longer gone',
+  );
 });
 
 test('a container gone is kept 10 minutes from when it went missing, then forgotten; failing, it recovers as removed', () => {
@@ -219,4 +230,51 @@ test('restarts or an OOM kill alone are no alert', () => {
     [2 * MINUTE, container({ restarts: 2 })],
   ]);
   assert.deepEqual(transitions, []);
+});
+
+test('across samples stopped for longer than the silence timeout, unhealthy starts again and restarts count from its start', () => {
+  const unhealthy = container({ health: 'unhealthy' });
+  // Unhealthy, the agent stopped 20 minutes, unhealthy again: not 20 minutes unhealthy, 2 from the return.
+  const back = feed([
+    [0, unhealthy],
+    [20 * MINUTE, unhealthy, 0],
+    [21 * MINUTE, unhealthy],
+  ]);
+  assert.deepEqual(back.transitions, []);
+  assert.equal(back.state.unhealthySince, t0 + 20 * MINUTE);
+  const later = feed([[22 * MINUTE, unhealthy]], back.state);
+  assert.deepEqual(later.transitions, [
+    [0, { to: 'failing', detail: 'unhealthy for 2 minutes', summary: 'unhealthy' }],
+  ]);
+  // A gap of 60 s is no gap: the spell goes on.
+  const minute = feed([
+    [0, unhealthy],
+    [MINUTE, unhealthy, 0],
+    [2 * MINUTE, unhealthy, MINUTE],
+  ]);
+  assert.equal(minute.transitions[0]?.[0], 2);
+
+  // Three restarts while the agent was away 20 minutes: when they happened is unknown, so they count
+  // from the gap's start, more than 10 minutes back: no loop.
+  const away = feed([
+    [0, container({ restarts: 0 })],
+    [20 * MINUTE, container({ restarts: 3 }), 0],
+  ]);
+  assert.deepEqual(away.transitions, []);
+  assert.deepEqual(away.state.restartTimes, []);
+  // Away 5 minutes: three restarts within those 5 minutes are a loop.
+  const short = feed([
+    [0, container({ restarts: 0 })],
+    [5 * MINUTE, container({ restarts: 3 }), 0],
+  ]);
+  assert.deepEqual(short.transitions, [
+    [1, { to: 'failing', detail: 'restarted 3 times in 10 minutes', summary: 'restarting in a loop' }],
+  ]);
+  assert.deepEqual(short.state.restartTimes, [t0, t0, t0], 'counted from the gap start');
+  // A reboot: the daemon's count starts again at 0 and the container starts again: one restart.
+  const reboot = feed([
+    [0, container({ restarts: 4, startedAt: t0 - MINUTE })],
+    [3 * MINUTE, container({ restarts: 0, startedAt: t0 + 2 * MINUTE }), 0],
+  ]);
+  assert.deepEqual(reboot.state.restartTimes, [t0]);
 });

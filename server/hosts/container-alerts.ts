@@ -1,5 +1,6 @@
 import type { ContainerSample } from '../../protocol/agent.ts';
 import { MINUTE } from '../checks/rollups.ts';
+import { samplesStopped } from './thresholds.ts';
 
 /**
  * Container alerts (docs/hosts.md "Alerts"), pure: time comes in with each sample. Only containers of
@@ -11,6 +12,10 @@ import { MINUTE } from '../checks/rollups.ts';
  *   name, as `--rm` loops do), whichever says more;
  * - exited with an error: exited or dead with a non-zero exit code (so not restarting);
  * - stays unhealthy: its health check said unhealthy for 2 minutes or more.
+ * Both spans need samples all along: after a gap in the host's samples longer than the agent's silence
+ * timeout (`samplesStopped`: agent stopped, host rebooted) the 2 minutes unhealthy start again, and
+ * restarts seen across the gap count from its start, the earliest they can have happened, so restarts
+ * spread over an absence of more than 10 minutes are no loop.
  * It recovers once it runs and is healthy again (or has no health check) with no restart for 10
  * minutes. A restart or an OOM kill alone is no alert: it is evidence for incidents on its host.
  *
@@ -58,17 +63,24 @@ export type ContainerTransition =
     }
   | { to: 'recovered'; detail: string };
 
-/** Judges one sample of a container of a service; `state` is null the first time it is seen. */
+/**
+ * Judges one sample of a container of a service; `state` is null the first time it is seen, `previous`
+ * the time of the host's sample before this one (null: none).
+ */
 export function judgeContainer(
   state: ContainerState | null,
   c: ContainerSample,
   ts: number,
+  previous: number | null,
 ): { state: ContainerState; transition: ContainerTransition | null } {
+  const gap = samplesStopped(previous, ts);
   const restarted = state === null ? 0 : restartsSince(state, c);
-  const restartTimes = [...(state?.restartTimes ?? []), ...new Array<number>(restarted).fill(ts)].filter(
-    (t) => t > ts - LOOP_WINDOW_MS,
-  );
-  const unhealthySince = c.health === 'unhealthy' ? (state?.unhealthySince ?? ts) : null;
+  const restartedAt = gap && previous !== null ? previous : ts;
+  const restartTimes = [
+    ...(state?.restartTimes ?? []),
+    ...new Array<number>(restarted).fill(restartedAt),
+  ].filter((t) => t > ts - LOOP_WINDOW_MS);
+  const unhealthySince = c.health === 'unhealthy' ? ((gap ? null : state?.unhealthySince) ?? ts) : null;
   const next: ContainerState = {
     id: c.id,
     restarts: c.restarts,

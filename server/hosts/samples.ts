@@ -44,6 +44,7 @@ export function applySamples(ctx: JobContext, host: string, samples: SampleFrame
       addItemSamples(db, host, sample);
       continue;
     }
+    const previous = Number.isFinite(newest) ? newest : null;
     newest = sample.ts;
     latest = sample;
     const membership = ctx.membership();
@@ -54,6 +55,7 @@ export function applySamples(ctx: JobContext, host: string, samples: SampleFrame
       ...applyHostAlerts(db, {
         host,
         ts: sample.ts,
+        previous,
         metrics,
         containers: sample.containers,
         disks: sample.disks,

@@ -16,19 +16,34 @@ import {
 const SAMPLE = 15_000;
 const t0 = Date.UTC(2026, 10, 23, 12);
 
-/** Feeds values 15 s apart from t0 and returns each sample's transition with the state after the last. */
+/** The agent stopped for `ms`: no sample meanwhile (an entry of `feed`'s values, not a sample). */
+const stop = (ms: number) => ({ stop: ms });
+
+/**
+ * Feeds values 15 s apart from t0 (or `stop`s) and returns each sample's transition, with its index
+ * among the entries, and the state after the last.
+ */
 function feed(
   metric: ThresholdMetric,
-  values: (number | null)[],
+  values: (number | null | { stop: number })[],
   limits: number | null | (number | null)[] = 90,
   from: ThresholdState = idleThreshold,
 ) {
   let state = from;
   const transitions: { at: number; t: ThresholdTransition }[] = [];
+  let ts = t0 - SAMPLE;
+  // A state given comes from samples just before t0.
+  let previous: number | null = from === idleThreshold ? null : ts;
   values.forEach((value, i) => {
+    if (value !== null && typeof value === 'object') {
+      ts += value.stop;
+      return;
+    }
+    ts += SAMPLE;
     const limit = Array.isArray(limits) ? limits[i]! : limits;
     const reading: Reading = { value, mount: metric === 'disk' ? '/' : null };
-    const judged = judgeThreshold(metric, state, reading, limit, t0 + i * SAMPLE);
+    const judged = judgeThreshold(metric, state, reading, limit, ts, previous);
+    previous = ts;
     state = judged.state;
     if (judged.transition) transitions.push({ at: i, t: judged.transition });
   });
@@ -182,4 +197,48 @@ test('a limit turned off recovers a failing alert, and an alert that is off neve
   // Turned on again: the 5 minutes start from then.
   const limits = [null, null, ...new Array<number>(21).fill(90)];
   assert.equal(feed('cpu', above(23), limits).transitions[0]?.at, 22);
+});
+
+test('the 5 minutes are of samples: samples stopping for longer than the silence timeout start them again', () => {
+  for (const [metric, limit] of [
+    ['cpu', 90],
+    ['memory', 90],
+    ['swap', 80],
+    ['temperature', 85],
+  ] as const) {
+    // web-3: above, the agent stopped 20 minutes, its first sample back without the value, above again.
+    const reboot = feed(metric, [97, stop(20 * MINUTE), null, 97], limit);
+    assert.deepEqual(reboot.transitions, [], `${metric}: two samples far apart are no 5 minutes`);
+    const back = t0 + 20 * MINUTE + 2 * SAMPLE;
+    assert.equal(reboot.state.aboveSince, back, `${metric}: the spell starts from the first value back`);
+    const after = feed(metric, [97, stop(20 * MINUTE), null, ...above(21)], limit);
+    assert.deepEqual(
+      after.transitions.map((x) => [x.at, x.t.to, x.t.to === 'failing' && x.t.since]),
+      [[23, 'failing', back]],
+      `${metric}: fails 5 minutes after its return`,
+    );
+  }
+  // The gap is longer than the silence timeout (60 s): a sample 60 s after the last keeps the spell,
+  // which fails 5 minutes after its first sample.
+  assert.equal(feed('cpu', [...above(10), stop(45_000), ...above(10)]).transitions[0]?.at, 18);
+  assert.deepEqual(feed('cpu', [...above(10), stop(45_001), ...above(10)]).transitions, []);
+  assert.equal(feed('cpu', [...above(10), stop(45_001), ...above(21)]).transitions[0]?.at, 31);
+  // A failing alert does not recover for want of samples; a full disk fails at once all the same.
+  const failing = feed('cpu', above(21)).state;
+  const later = feed('cpu', [stop(20 * MINUTE), 97], 90, failing);
+  assert.deepEqual([later.transitions, later.state.failingSince], [[], failing.failingSince]);
+  assert.equal(feed('disk', [40, stop(20 * MINUTE), 96]).transitions[0]?.t.to, 'failing');
+});
+
+test('a value missing for longer than the silence timeout ends the spell; missing briefly it does not', () => {
+  // Three samples without the value: 60 s between two values, the spell goes on.
+  const brief = feed('temperature', [...above(10, 91), null, null, null, ...above(8, 91)], 85);
+  assert.equal(brief.transitions[0]?.at, 20);
+  // Four: 75 s without a value; the 5 minutes start again from the next one.
+  const long = [...above(10, 91), null, null, null, null];
+  assert.deepEqual(feed('temperature', [...long, ...above(20, 91)], 85).transitions, []);
+  assert.equal(feed('temperature', [...long, ...above(21, 91)], 85).transitions[0]?.at, 34);
+  // A value between the missing ones starts their count again.
+  const flicker = [...above(10), null, null, null, 97, null, null, null, ...above(4)];
+  assert.equal(feed('cpu', flicker).transitions[0]?.at, 20);
 });

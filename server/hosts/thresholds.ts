@@ -1,10 +1,14 @@
+import { AGENT_SILENT_AFTER_MS, SAMPLE_EVERY_MS } from '../../protocol/agent.ts';
 import { MINUTE } from '../checks/rollups.ts';
 
 /**
  * Host thresholds (docs/hosts.md "Alerts"), pure: the same inputs give the same outputs, time comes in
  * with each sample. CPU, memory, swap and temperature fail once every sample for 5 minutes was above
  * the limit (a sample at or below it starts the wait again; a sample without the value neither counts
- * nor resets). A disk fails at once when its fullest filesystem not ignored is at or above the limit.
+ * nor resets). The 5 minutes must be of samples: the wait starts again after a gap in the host's
+ * samples longer than the agent's silence timeout (agent stopped, host rebooted), and once the value
+ * stayed missing that long, so two samples above the limit far apart never fail an alert. A disk
+ * fails at once when its fullest filesystem not ignored is at or above the limit.
  *
  * Recovery has a margin, so a value hovering at the limit does not flap: a failing alert recovers
  * after two samples in a row below the limit by 5 points (by half the limit for limits under 10),
@@ -23,6 +27,21 @@ export const ABOVE_FOR_MS = 5 * MINUTE;
 export const RECOVERY_MARGIN = 5;
 /** A failing alert recovers once this many samples in a row came without its value. */
 export const ABSENT_SAMPLES = 2;
+/**
+ * Samples in a row without the value a spell above the limit goes on through: a metric briefly
+ * unreadable (an agent's first sample after a start has no CPU yet, a sensor read failing once) does
+ * not start the 5 minutes again, but one more would leave no value for longer than the silence timeout.
+ */
+export const MISSING_IN_SPELL = AGENT_SILENT_AFTER_MS / SAMPLE_EVERY_MS - 1;
+
+/**
+ * Whether the host's samples stopped between its previous sample (null: none before) and this one for
+ * longer than the agent's silence timeout, after which the server calls the agent silent anyway:
+ * nothing is known of that time, so a spell that needs samples all along starts again.
+ */
+export function samplesStopped(previous: number | null, ts: number): boolean {
+  return previous !== null && ts - previous > AGENT_SILENT_AFTER_MS;
+}
 
 export type ThresholdState = {
   /** The first sample of the current spell above the limit (for a disk: when it filled). */
@@ -33,7 +52,7 @@ export type ThresholdState = {
   value: number | null;
   /** While failing: what the alert said when it started failing. */
   detail: string | null;
-  /** While failing: the samples in a row that came without the value. */
+  /** The samples in a row that came without the value (while failing, or during a spell above). */
   absent: number;
 };
 
@@ -94,13 +113,17 @@ export function recoveryLevel(limit: number): number {
 /** The alert's word for the metric: "CPU", "memory", "disk". */
 export const thresholdLabel = (metric: ThresholdMetric) => label[metric];
 
-/** Judges one sample of one metric against its limit (null: the alert is off). */
+/**
+ * Judges one sample of one metric against its limit (null: the alert is off); `previous` is the time
+ * of the host's sample before this one (null: none).
+ */
 export function judgeThreshold(
   metric: ThresholdMetric,
   state: ThresholdState,
   reading: Reading,
   limit: number | null,
   ts: number,
+  previous: number | null,
 ): { state: ThresholdState; transition: ThresholdTransition | null } {
   const failing = state.failingSince !== null;
   if (limit === null) {
@@ -110,19 +133,26 @@ export function judgeThreshold(
     return { state: idleThreshold, transition };
   }
   const value = reading.value;
-  if (value === null) {
-    // Not failing: a missing value neither counts nor resets the wait. Failing: it counts towards
-    // recovering for want of anything to measure.
-    if (!failing) return { state, transition: null };
+  if (failing) {
+    if (value !== null) return judgeRecovery(metric, { ...state, absent: 0 }, reading, value, limit);
+    // A missing value counts towards recovering for want of anything to measure.
     const absent = state.absent + 1;
     if (absent < ABSENT_SAMPLES) return { state: { ...state, absent }, transition: null };
     return { state: idleThreshold, transition: { to: 'recovered', detail: goneWords[metric] } };
   }
-  if (failing) return judgeRecovery(metric, { ...state, absent: 0 }, reading, value, limit);
+  // A spell above the limit does not outlast a gap in the samples.
+  const spell = samplesStopped(previous, ts) ? idleThreshold : state;
+  if (value === null) {
+    // Neither counts nor resets the wait, unless the value stays missing longer than the silence timeout.
+    if (spell.aboveSince === null) return { state: spell, transition: null };
+    const absent = spell.absent + 1;
+    if (absent > MISSING_IN_SPELL) return { state: idleThreshold, transition: null };
+    return { state: { ...spell, absent }, transition: null };
+  }
 
   const above = metric === 'disk' ? value >= limit : value > limit;
   if (!above) return { state: idleThreshold, transition: null };
-  const aboveSince = state.aboveSince ?? ts;
+  const aboveSince = spell.aboveSince ?? ts;
   if (metric !== 'disk' && ts - aboveSince < ABOVE_FOR_MS) {
     return { state: { ...idleThreshold, aboveSince }, transition: null };
   }

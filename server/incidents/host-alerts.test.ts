@@ -24,6 +24,9 @@ type Kit = Awaited<ReturnType<typeof incidentServer>>;
 const SAMPLE = 15_000;
 const MIN = 60_000;
 
+/** Each kit's hosts' latest samples, as `hosts.latest` keeps them for the writer job. */
+const latest = new WeakMap<Kit, Map<string, number>>();
+
 /** One sample of a host, stored now: its alerts are dispatched in the writer job that judges it. */
 function sample(
   kit: Kit,
@@ -33,10 +36,15 @@ function sample(
   const { deps } = kit.server;
   const ts = kit.clock.now();
   const metrics = Object.fromEntries(HOST_METRICS.map((m) => [m, 20])) as HostMetrics;
+  const hosts = latest.get(kit) ?? new Map<string, number>();
+  latest.set(kit, hosts);
+  const previous = hosts.get(host) ?? null;
+  hosts.set(host, ts);
   return deps.store.writer.run((db, tx) => {
     const alerts = applyHostAlerts(db, {
       host,
       ts,
+      previous,
       metrics: { ...metrics, cpu: over.cpu ?? 20 },
       disks: over.disks ?? [{ mount: '/', device: '/dev/sda1', fstype: 'ext4', used: 40, size: 100 }],
       containers: over.containers ?? [],

@@ -4,17 +4,9 @@ import type { DomainEvents, EventSubscriber } from '../events.ts';
 import { inMaintenanceAt } from '../windows/active.ts';
 import type { ServiceGraph } from './graph.ts';
 import { hostAlertChanged } from './host-alerts.ts';
-import { closeAlert, failAgain, type IncidentJob, record, row } from './record.ts';
+import { closeAlert, failAgain, type IncidentJob, incidentToJoin, record, row } from './record.ts';
 import { openerScope } from './scope.ts';
-import {
-  type AlertRecord,
-  type IncidentRecord,
-  insertAlert,
-  insertIncident,
-  openAlert,
-  openIncidentOf,
-  openIncidentsOpenedBy,
-} from './store.ts';
+import { type AlertRecord, type IncidentRecord, insertAlert, insertIncident, openAlert } from './store.ts';
 
 /**
  * The incident lifecycle (docs/incidents.md), a transactional subscriber of domain events: a check going
@@ -77,7 +69,7 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     });
     return;
   }
-  const target = openIncidentOf(db, e.service) ?? dependencyIncident(db, graph, e.service);
+  const target = incidentToJoin(db, graph, e.service);
   const alert: AlertRecord = {
     incident: target?.id ?? newId(),
     key,
@@ -116,21 +108,6 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     ...row(e.ts, 'opened', `${e.name} down`, e.detail),
     ...about,
   });
-}
-
-/** The open incident opened by the closest service `service` depends on; the oldest of equals. */
-function dependencyIncident(
-  db: DatabaseSync,
-  graph: ServiceGraph,
-  service: string,
-): IncidentRecord | undefined {
-  const dependencies = graph.dependencies(service);
-  const open = openIncidentsOpenedBy(db, dependencies);
-  const distance = (i: IncidentRecord) => dependencies.indexOf(i.service ?? '');
-  return open.reduce<IncidentRecord | undefined>(
-    (best, i) => (best === undefined || distance(i) < distance(best) ? i : best),
-    undefined,
-  );
 }
 
 /** A check's alert stops failing (recovered, or the check is gone); its incident resolves with the last. */

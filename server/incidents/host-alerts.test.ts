@@ -166,7 +166,7 @@ test("a container alert joins its service's open incident, else opens one for th
   assert.deepEqual(
     joined.alerts.map((a) => [a.key, a.name, a.service, a.host, a.impact]),
     [
-      [`check:${health}`, 'api-health', 'api', null, false],
+      [`check:${health}`, 'api-health', 'api', 'agent1', false],
       ['container:web-1:api-1', 'api-1 on web-1', 'api', 'web-1', false],
     ],
   );

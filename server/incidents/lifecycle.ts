@@ -47,7 +47,15 @@ export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
   };
 }
 
-type Failed = { checkId: string; name: string; service: string; ts: number; detail: string };
+type Failed = {
+  checkId: string;
+  name: string;
+  service: string;
+  /** The host whose agent runs the check: the incident's scope, causes and windows take it in. */
+  host: string | null;
+  ts: number;
+  detail: string;
+};
 
 const keyOf = (checkId: string) => `check:${checkId}`;
 
@@ -66,6 +74,7 @@ function alertFailed(job: IncidentJob, e: Failed): void {
       ...row(e.ts, 'alert', `${e.name} down again`, e.detail),
       check: e.checkId,
       service: e.service,
+      host: held.host,
     });
     return;
   }
@@ -75,14 +84,14 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     key,
     checkId: e.checkId,
     service: e.service,
-    host: null,
+    host: e.host,
     name: e.name,
     detail: e.detail,
     impact: target !== undefined && target.service !== e.service,
     openedAt: e.ts,
     recoveredAt: null,
   };
-  const about = { check: e.checkId, service: e.service };
+  const about = { check: e.checkId, service: e.service, host: e.host };
   if (target) {
     insertAlert(db, alert);
     const title = alert.impact
@@ -99,7 +108,7 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     acknowledgedAt: null,
     acknowledgedBy: null,
     resolvedAt: null,
-    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [], graph), e.ts),
+    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [alert], graph), e.ts),
     topCause: null,
   };
   insertIncident(db, incident);
@@ -124,5 +133,6 @@ function alertRecovered(
     ...row(e.ts, 'recovered', title, detail),
     check: e.checkId,
     service: e.service,
+    host: held.host,
   });
 }

@@ -11,6 +11,7 @@ const transition: CheckTransition = {
   name: 'home',
   service: 'shop',
   kind: 'http',
+  host: null,
   from: 'up',
   to: 'down',
   recovered: false,

@@ -17,6 +17,8 @@ export type CheckTransition = {
   name: string;
   service: string;
   kind: CheckKind | 'command';
+  /** The host whose agent runs it (its `from`; a command check's declaring host); null for the server's. */
+  host: string | null;
   from: CheckStatus;
   to: CheckStatus;
   /** True when this ends a down spell (also through unknown): alerts say "recovered". */

@@ -223,6 +223,7 @@ function transitionEvent(rec: CheckRecord, t: Transition, ts: number, detail: st
     name: rec.name,
     service: rec.service,
     kind: rec.kind,
+    host: rec.body.from ?? null,
     from: t.from,
     to: t.to,
     // Down to unknown (an agent went silent) is no recovery: that comes with the later unknown → up.

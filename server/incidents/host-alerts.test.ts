@@ -174,7 +174,7 @@ test("a container alert joins its service's open incident, else opens one for th
   assert.deepEqual(
     joined.alerts.map((a) => [a.key, a.name, a.service, a.host, a.impact]),
     [
-      [`check:${health}`, 'api-health', 'api', null, false],
+      [`check:${health}`, 'api-health', 'api', 'agent1', false],
       ['container:web-1:api-1', 'api-1 on web-1', 'api', 'web-1', false],
     ],
   );
@@ -195,6 +195,35 @@ test("a container alert joins its service's open incident, else opens one for th
   await kit.clock.advance(1);
   await sample(kit, 'web-1', { containers: [] });
   assert.equal((await kit.read(shop!.id)).state, 'resolved');
+});
+
+test('a container alert of a service that depends on one with an open incident joins that incident as impact', async (t) => {
+  const kit = await incidentServer([fileService('api'), fileService('shop', ['api'])]);
+  t.after(() => kit.server.dispose());
+  const health = await kit.check('api-health', 'api');
+  await kit.fail(health);
+  const [apiIncident] = await kit.list();
+  const exited = container({
+    name: 'shop-1',
+    state: 'exited',
+    exitCode: 1,
+    labels: { 'mon.service': 'shop' },
+  });
+  await sample(kit, 'web-1', { containers: [exited] });
+  const list = await kit.list();
+  assert.deepEqual(
+    list.map((i) => [i.id, i.services]),
+    [[apiIncident!.id, ['api', 'shop']]],
+  );
+  const read = await kit.read(apiIncident!.id);
+  assert.deepEqual(
+    read.alerts.map((a) => [a.key, a.service, a.impact]),
+    [
+      [`check:${health}`, 'api', false],
+      ['container:web-1:shop-1', 'shop', true],
+    ],
+  );
+  assert.equal(read.timeline.at(-1)?.title, 'shop-1 on web-1 exited with an error: shop depends on api');
 });
 
 test("a maintenance window of the host marks the incident it opens; another host's is not", async (t) => {

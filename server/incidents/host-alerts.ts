@@ -1,7 +1,7 @@
 import { newId } from '../checks/manage.ts';
 import type { HostAlert } from '../events.ts';
 import { inMaintenanceAt } from '../windows/active.ts';
-import { closeAlert, failAgain, type IncidentJob, record, row } from './record.ts';
+import { closeAlert, failAgain, type IncidentJob, incidentToJoin, record, row } from './record.ts';
 import { openerScope } from './scope.ts';
 import {
   type AlertRecord,
@@ -9,15 +9,15 @@ import {
   insertAlert,
   insertIncident,
   openAlert,
-  openIncidentOf,
   openIncidentOfHost,
 } from './store.ts';
 
 /**
  * Host alerts in incidents (docs/incidents.md "Lifecycle"). A host's own alert (a threshold, its agent
  * gone silent) joins the open incident that host opened, else opens one of its own with no service
- * ("web-1: CPU above 90%"). A container's alert joins its service's open incident, else opens one for
- * the service ("api: api-1 on web-1 restarting in a loop"). A recovery closes the alert, and the
+ * ("web-1: CPU above 90%"). A container's alert joins its service's open incident, else that of a
+ * service it depends on (as impact), as a check's does, else opens one for the service ("api: api-1 on
+ * web-1 restarting in a loop"). A recovery closes the alert, and the
  * incident resolves with its last failing alert, as for checks.
  */
 export function hostAlertChanged(job: IncidentJob, e: HostAlert): void {
@@ -41,7 +41,7 @@ function hostAlertFailed(job: IncidentJob, e: HostAlert): void {
     failAgain(job, held, e.detail, { ...row(e.ts, 'alert', `${what} again`, e.detail), ...about });
     return;
   }
-  const target = e.service === null ? openIncidentOfHost(db, e.host) : openIncidentOf(db, e.service);
+  const target = e.service === null ? openIncidentOfHost(db, e.host) : incidentToJoin(db, graph, e.service);
   const alert: AlertRecord = {
     incident: target?.id ?? newId(),
     key: e.key,
@@ -50,14 +50,15 @@ function hostAlertFailed(job: IncidentJob, e: HostAlert): void {
     host: e.host,
     name: e.name,
     detail: e.detail,
-    // A service that joined another's incident as impact brings its containers along as impact.
+    // In the incident of a service it depends on, or one its service joined as impact: impact.
     impact: target !== undefined && e.service !== null && target.service !== e.service,
     openedAt: e.ts,
     recoveredAt: null,
   };
   if (target) {
     insertAlert(db, alert);
-    record(job, target, 'joined', e.ts, alert, { ...row(e.ts, 'alert', what, e.detail), ...about });
+    const title = alert.impact ? `${what}: ${e.service} depends on ${target.service}` : what;
+    record(job, target, 'joined', e.ts, alert, { ...row(e.ts, 'alert', title, e.detail), ...about });
     return;
   }
   const incident: IncidentRecord = {

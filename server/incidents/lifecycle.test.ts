@@ -28,7 +28,8 @@ test('a check opens an incident after its second failed run, with its alert and 
       acknowledgedBy: null,
       resolvedAt: null,
       services: ['shop'],
-      hosts: [],
+      // The host its check runs from.
+      hosts: ['agent1'],
       alertCount: 1,
       failingCount: 1,
       inMaintenance: false,
@@ -41,7 +42,7 @@ test('a check opens an incident after its second failed run, with its alert and 
       key: `check:${home}`,
       check: home,
       service: 'shop',
-      host: null,
+      host: 'agent1',
       name: 'home',
       detail: 'connection refused',
       status: 'down',
@@ -110,8 +111,8 @@ test('alerts of services that depend on a failing service join its incident as i
   assert.deepEqual(
     list.map((i) => [i.title, i.services, i.hosts, i.alertCount]),
     [
-      ['blog: blog-home down', ['blog'], [], 1],
-      ['db: db-port down', ['db', 'shop', 'api'], ['db1'], 3],
+      ['blog: blog-home down', ['blog'], ['agent1'], 1],
+      ['db: db-port down', ['db', 'shop', 'api'], ['agent1', 'db1'], 3],
     ],
   );
   const root = await kit.read(list[1]!.id);

@@ -4,17 +4,9 @@ import type { DomainEvents, EventSubscriber } from '../events.ts';
 import { inMaintenanceAt } from '../windows/active.ts';
 import type { ServiceGraph } from './graph.ts';
 import { hostAlertChanged } from './host-alerts.ts';
-import { closeAlert, failAgain, type IncidentJob, record, row } from './record.ts';
+import { closeAlert, failAgain, type IncidentJob, incidentToJoin, record, row } from './record.ts';
 import { openerScope } from './scope.ts';
-import {
-  type AlertRecord,
-  type IncidentRecord,
-  insertAlert,
-  insertIncident,
-  openAlert,
-  openIncidentOf,
-  openIncidentsOpenedBy,
-} from './store.ts';
+import { type AlertRecord, type IncidentRecord, insertAlert, insertIncident, openAlert } from './store.ts';
 
 /**
  * The incident lifecycle (docs/incidents.md), a transactional subscriber of domain events: a check going
@@ -55,7 +47,15 @@ export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
   };
 }
 
-type Failed = { checkId: string; name: string; service: string; ts: number; detail: string };
+type Failed = {
+  checkId: string;
+  name: string;
+  service: string;
+  /** The host whose agent runs the check: the incident's scope, causes and windows take it in. */
+  host: string | null;
+  ts: number;
+  detail: string;
+};
 
 const keyOf = (checkId: string) => `check:${checkId}`;
 
@@ -74,23 +74,24 @@ function alertFailed(job: IncidentJob, e: Failed): void {
       ...row(e.ts, 'alert', `${e.name} down again`, e.detail),
       check: e.checkId,
       service: e.service,
+      host: held.host,
     });
     return;
   }
-  const target = openIncidentOf(db, e.service) ?? dependencyIncident(db, graph, e.service);
+  const target = incidentToJoin(db, graph, e.service);
   const alert: AlertRecord = {
     incident: target?.id ?? newId(),
     key,
     checkId: e.checkId,
     service: e.service,
-    host: null,
+    host: e.host,
     name: e.name,
     detail: e.detail,
     impact: target !== undefined && target.service !== e.service,
     openedAt: e.ts,
     recoveredAt: null,
   };
-  const about = { check: e.checkId, service: e.service };
+  const about = { check: e.checkId, service: e.service, host: e.host };
   if (target) {
     insertAlert(db, alert);
     const title = alert.impact
@@ -107,7 +108,7 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     acknowledgedAt: null,
     acknowledgedBy: null,
     resolvedAt: null,
-    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [], graph), e.ts),
+    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [alert], graph), e.ts),
     topCause: null,
   };
   insertIncident(db, incident);
@@ -116,21 +117,6 @@ function alertFailed(job: IncidentJob, e: Failed): void {
     ...row(e.ts, 'opened', `${e.name} down`, e.detail),
     ...about,
   });
-}
-
-/** The open incident opened by the closest service `service` depends on; the oldest of equals. */
-function dependencyIncident(
-  db: DatabaseSync,
-  graph: ServiceGraph,
-  service: string,
-): IncidentRecord | undefined {
-  const dependencies = graph.dependencies(service);
-  const open = openIncidentsOpenedBy(db, dependencies);
-  const distance = (i: IncidentRecord) => dependencies.indexOf(i.service ?? '');
-  return open.reduce<IncidentRecord | undefined>(
-    (best, i) => (best === undefined || distance(i) < distance(best) ? i : best),
-    undefined,
-  );
 }
 
 /** A check's alert stops failing (recovered, or the check is gone); its incident resolves with the last. */
@@ -147,5 +133,6 @@ function alertRecovered(
     ...row(e.ts, 'recovered', title, detail),
     check: e.checkId,
     service: e.service,
+    host: held.host,
   });
 }

@@ -125,7 +125,8 @@ test('one incident: its timeline with the deploys and changes of its services an
   await kit.fail(home);
   const [summary] = await kit.list();
   assert.equal(summary?.startedAt, start);
-  assert.deepEqual(summary?.hosts, ['web1']);
+  // The host its check runs from, then its service's.
+  assert.deepEqual(summary?.hosts, ['agent1', 'web1']);
   const read = await kit.read(summary!.id);
   assert.deepEqual(
     read.timeline.map((r) => [r.kind, r.title, r.by, r.url, r.check]),

@@ -13,6 +13,8 @@ import {
   type IncidentEvent,
   type IncidentRecord,
   insertEvent,
+  openIncidentOf,
+  openIncidentsOpenedBy,
   setRecovered,
   setResolved,
   setTopCause,
@@ -96,5 +98,25 @@ export function closeAlert(job: IncidentJob, held: AlertRecord, detail: string, 
     ts,
     null,
     row(ts, 'resolved', 'resolved: every alert recovered', null),
+  );
+}
+
+/**
+ * The open incident a new alert of `service` joins (docs/incidents.md "depends_on"): the one the
+ * service belongs to, else the one opened by the closest service it depends on (the oldest of equals).
+ * Checks and containers alike.
+ */
+export function incidentToJoin(
+  db: DatabaseSync,
+  graph: ServiceGraph,
+  service: string,
+): IncidentRecord | undefined {
+  const own = openIncidentOf(db, service);
+  if (own) return own;
+  const dependencies = graph.dependencies(service);
+  const distance = (i: IncidentRecord) => dependencies.indexOf(i.service ?? '');
+  return openIncidentsOpenedBy(db, dependencies).reduce<IncidentRecord | undefined>(
+    (best, i) => (best === undefined || distance(i) < distance(best) ? i : best),
+    undefined,
   );
 }

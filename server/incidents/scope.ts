@@ -27,7 +27,8 @@ export function scopeOf(
 
 /**
  * What silences and maintenance windows of an incident are judged by: the service that opened it and
- * the hosts it runs on, with the host of the alert that opened it (a container's); for an incident no
+ * the hosts it runs on, with the host of the alert that opened it (a container's, or the host a check
+ * runs from); for an incident no
  * service opened, the host of its first alert. Services of alerts that joined later are left out: a
  * silence of a service that depends on it does not hold it. `alerts` are in the order they joined.
  */

@@ -254,6 +254,49 @@ test('a batch the server keeps failing on with 500 while it stores the next is s
   }
 });
 
+test('a busy answer to the batch behind is no verdict: the oldest is tried after Retry-After and tested again', async () => {
+  const w = await world();
+  try {
+    let busyOnce = true;
+    receiver.answer = (request) => {
+      if (textsOf(request)[0] === 'poison') return { status: 500 };
+      if (busyOnce) {
+        busyOnce = false;
+        return { status: 503, headers: { 'retry-after': '1' } };
+      }
+      return { status: 200, body: { stored: 1, skipped: 0 } };
+    };
+    w.outbox.add(frame('poison'));
+    await w.outbox.flush();
+    w.outbox.add(frame('next'));
+    await w.outbox.flush();
+    let sent = 1;
+    await receiver.arrived(sent);
+    // Eight tries over 123 s; the eighth sends the batch behind as a test, answered 503.
+    for (const backoff of [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000]) {
+      await w.waiting();
+      await w.clock.advance(backoff);
+      await receiver.arrived(++sent);
+    }
+    await receiver.arrived(sent + 1);
+    // Retry-After 1 s: the oldest once more, the test again (stored), the oldest set aside.
+    await w.waiting();
+    await w.clock.advance(1000);
+    await receiver.arrived(sent + 4);
+    assert.deepEqual(receiver.received.flatMap(textsOf), [
+      ...Array(8).fill('poison'),
+      'next',
+      'poison',
+      'next',
+      'poison',
+    ]);
+    await within(5000, 'set aside', () => w.logged.join('').includes('set aside'));
+    assert.doesNotMatch(w.logged.join(''), /the next batch fails too/);
+  } finally {
+    await w.dispose();
+  }
+});
+
 /**
  * An outage answered with `answer` for ten minutes while a batch is added every minute, then 200:
  * every batch arrives, in order, and none is set aside.

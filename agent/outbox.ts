@@ -160,6 +160,8 @@ export function createOutbox(deps: {
       await spool.remove(behind.name);
       return 'go on';
     }
+    // Busy or a refused token blames no batch: no verdict; the oldest waits as the answer says.
+    if (test.kind !== 'failed') return test;
     // Every batch fails alike (an outage): all are kept; the next test after as many failures again.
     blamed = { name: oldest, tries: 0, since: clock.now(), behindStored: false };
     if (!everyBatchFails) {

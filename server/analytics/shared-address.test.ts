@@ -107,6 +107,19 @@ test('a proxy whose visitors come after thousands of other addresses in the hour
   assert.ok(Math.abs(proxy!.sharePercent - 12.3) <= 1, String(proxy!.sharePercent));
 });
 
+test('an hour whose visitor pairs are full makes room for a proxy that comes after', () => {
+  const watch = new SharedAddressWatch();
+  // 1,000 addresses of 20 visitors each: the 20,000 pairs an hour keeps.
+  for (let a = 0; a < 1_000; a++)
+    for (let i = 0; i < 20; i++)
+      watch.note('shop.example', T0, `81.2.${a >> 8}.${a & 255}`, visitorId(), null);
+  for (let i = 0; i < 3_000; i++) watch.note('shop.example', T0, '198.51.100.1', visitorId(), null);
+  const proxy = watch.of('shop.example', T0, nobodyTrusted).proxy;
+  assert.equal(proxy?.visitors, 3_000);
+  // 3,000 of 23,000 visitors; the site's count is an estimate.
+  assert.ok(Math.abs(proxy!.sharePercent - 13) <= 1, String(proxy!.sharePercent));
+});
+
 test('distinct counts: exact for few, within a few percent for many, merged across hours', () => {
   const few = new DistinctCount();
   for (let i = 0; i < 50; i++) few.add(visitorId());

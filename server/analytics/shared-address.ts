@@ -47,19 +47,17 @@ export class SharedAddressWatch {
       if (seen !== undefined || hour.forwarded.size < MAX_PEERS)
         hour.forwarded.set(untrustedPeer, (seen ?? 0) + 1);
     }
+    const key = Number.parseInt(visitor.slice(0, 8), 16);
+    if (hour.byAddress.get(address)?.has(key)) return;
+    if (hour.byAddress.size >= MAX_ADDRESSES || hour.pairs >= MAX_PAIRS) keepBusiest(hour);
+    if (hour.pairs >= MAX_PAIRS) return;
     let visitors = hour.byAddress.get(address);
     if (!visitors) {
-      if (hour.byAddress.size >= MAX_ADDRESSES) keepBusiest(hour);
       visitors = new Set();
       hour.byAddress.set(address, visitors);
     }
-    const key = Number.parseInt(visitor.slice(0, 8), 16);
-    if (visitors.has(key)) return;
-    if (hour.pairs >= MAX_PAIRS) keepBusiest(hour);
-    if (hour.pairs < MAX_PAIRS) {
-      visitors.add(key);
-      hour.pairs++;
-    }
+    visitors.add(key);
+    hour.pairs++;
   }
 
   /** What the analytics read says of `site` at `now`; `trusted` says whether a peer is trusted now. */
@@ -111,16 +109,24 @@ export class SharedAddressWatch {
 }
 
 /**
- * Makes room in a full hour: keeps the half of its addresses with the most visitors. An address
- * dropped had no more visitors than half the addresses kept, so at most 1/1,000 of the hour's
- * pairs when full; one that 10% of the visitors share is never near that, and goes on counting
- * however many addresses come after it.
+ * Makes room in a full hour: keeps the busiest addresses while they are at most half of
+ * MAX_ADDRESSES and hold at most half of MAX_PAIRS (the busiest always), so that each pruning frees
+ * half the room and its sort is paid once per thousand or more new entries. An address dropped had
+ * no more visitors than any kept, so at most 1/1,000 of the hour's pairs when full: one that 10% of
+ * the visitors share is never near that, and goes on counting however many others come after it.
+ * A single address holding every pair fills the hour: it is plainly shared, and counts no further.
  */
 function keepBusiest(hour: Hour): void {
   const bySize = [...hour.byAddress].sort((a, b) => b[1].size - a[1].size);
-  hour.byAddress = new Map(bySize.slice(0, MAX_ADDRESSES / 2));
-  hour.pairs = 0;
-  for (const ids of hour.byAddress.values()) hour.pairs += ids.size;
+  const kept = new Map<string, Set<number>>();
+  let pairs = 0;
+  for (const [address, ids] of bySize) {
+    if (kept.size > 0 && (kept.size >= MAX_ADDRESSES / 2 || pairs + ids.size > MAX_PAIRS / 2)) break;
+    kept.set(address, ids);
+    pairs += ids.size;
+  }
+  hour.byAddress = kept;
+  hour.pairs = pairs;
 }
 
 /** The peer that forwarded the most events and is still not trusted, with its share of the events. */

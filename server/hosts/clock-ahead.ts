@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import type { DecodedFrames } from './decode.ts';
+import { type DecodedFrames, frameCount } from './decode.ts';
 import { spanText } from './silence.ts';
 
 /**
@@ -43,9 +43,7 @@ export function leaveOutAhead(
     run: keep(frames.run),
     log,
   };
-  const count = (f: Frames) =>
-    f.hello.length + f.sample.length + f.declare.length + f.run.length + f.log.length;
-  const skipped = count(frames) - count(kept);
+  const skipped = frameCount(frames) - frameCount(kept);
   return { frames: kept, skipped, aheadMs: newest - now };
 }
 

@@ -34,6 +34,10 @@ export type DecodedFrames = {
   invalid: string[];
 };
 
+/** How many frames of the known kinds `frames` holds. */
+export const frameCount = (frames: Pick<DecodedFrames, 'hello' | 'sample' | 'declare' | 'run' | 'log'>) =>
+  frames.hello.length + frames.sample.length + frames.declare.length + frames.run.length + frames.log.length;
+
 /** Retry-After of a body refused for want of memory: others finish within moments. */
 const DECODE_RETRY_S = 2;
 

@@ -6,7 +6,7 @@ import type { IngestQueue } from '../store/ingest.ts';
 import type { AgentGate } from './agent-auth.ts';
 import type { FramesItem } from './apply.ts';
 import { clockWarnings, leaveOutAhead, oncePerMinute } from './clock-ahead.ts';
-import { BudgetExceeded, DecodeBudget, decodeFrames, type Reservation } from './decode.ts';
+import { BudgetExceeded, DecodeBudget, decodeFrames, frameCount, type Reservation } from './decode.ts';
 
 /**
  * Requests of one host: a burst of 300, then one a second. An agent sends a batch every 15 s; after
@@ -110,12 +110,7 @@ export function registerFrames(
         const item: FramesItem = { host, receivedAt: at, aheadMs, frames, outcome: null };
         await queue.submit(item);
         const outcome = item.outcome!;
-        const known =
-          frames.hello.length +
-          frames.sample.length +
-          frames.declare.length +
-          frames.log.length +
-          frames.run.length;
+        const known = frameCount(frames);
         if (unknown > 0) deps.metrics.agentUnknownFrames.inc(unknown);
         const left = unknown + invalid.length + ahead;
         // A batch stored before is answered as it was then, and counted then.

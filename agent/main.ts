@@ -36,7 +36,7 @@ try {
     version,
     log,
     clock: systemClock,
-    readers: hostReaders(settings.hostRoot),
+    readers: hostReaders(settings.hostRoot, log),
     commandEnv: commandEnv(env),
   });
 } catch (error) {

@@ -16,10 +16,16 @@ export type SampleReaders = {
 };
 
 /** The readers of this host: files under the host root, the container runtime's socket, systemctl. */
-export function hostReaders(root: string): SampleReaders & { socketPath: string } {
+export function hostReaders(root: string, log: AgentLog): SampleReaders & { socketPath: string } {
   const socketPath = defaultDockerSocket(root);
   return {
-    host: createHostSampler({ root }),
+    host: createHostSampler({
+      root,
+      onStuckDisk: (mountPoint, stuck) => {
+        if (stuck) log.warn(`statfs of ${mountPoint} does not answer: left out of the samples until it does`);
+        else log.info(`statfs of ${mountPoint} answered: measured again`);
+      },
+    }),
     containers: createContainerReader({ socketPath }),
     units: createUnitReader({ hostRoot: root }),
     socketPath,
@@ -27,10 +33,60 @@ export function hostReaders(root: string): SampleReaders & { socketPath: string 
 }
 
 /**
+ * How long each part of a sample may take. Longer than the Engine API's deadline (5 s a request) and
+ * systemctl's (10 s), shorter than the 15 s between samples.
+ */
+export const PART_DEADLINE_MS = 12_000;
+
+const LATE = Symbol('late');
+
+/**
  * Takes samples: the three readers in parallel. Containers or units the host has no runtime or systemd
  * for are left out (null), which is logged once, when it starts and when it ends.
+ *
+ * No reader can hold the samples up: a part that has not answered within `deadlineMs` is left out of
+ * the sample (the host's part as nulls and empty lists, containers and units as null), and it is not
+ * asked again until that call ends, so calls do not pile up on it. That is logged once, when it starts
+ * and when the part answers in time again.
  */
-export function createSampler(readers: SampleReaders, log: AgentLog, where: { socketPath: string }) {
+export function createSampler(
+  readers: SampleReaders,
+  log: AgentLog,
+  where: { socketPath: string; deadlineMs?: number },
+) {
+  const deadlineMs = where.deadlineMs ?? PART_DEADLINE_MS;
+  const bounded = <T>(label: string, read: (ts: number) => Promise<T>) => {
+    let pending = false;
+    let late = false;
+    return async (ts: number): Promise<T | typeof LATE> => {
+      if (pending) return LATE;
+      pending = true;
+      const call = read(ts).finally(() => {
+        pending = false;
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<typeof LATE>((resolve) => {
+        timer = setTimeout(resolve, deadlineMs, LATE);
+      });
+      try {
+        const value = await Promise.race([call, deadline]);
+        if (value === LATE && !late)
+          log.warn(
+            `${label} took longer than ${deadlineMs / 1000} s: left out of the samples until it answers in time`,
+          );
+        else if (value !== LATE && late) log.info(`${label} answered in time again`);
+        late = value === LATE;
+        return value;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+  };
+  const parts = {
+    host: bounded('the host metrics', (ts) => readers.host.sample(ts)),
+    containers: bounded('the container runtime', (ts) => readers.containers.read(ts)),
+    units: bounded('systemd', (ts) => readers.units.read(ts)),
+  };
   const missing = { containers: false, units: false };
   const note = (part: keyof typeof missing, absent: boolean, gone: string, back: string) => {
     if (absent === missing[part]) return;
@@ -40,17 +96,40 @@ export function createSampler(readers: SampleReaders, log: AgentLog, where: { so
   };
   return async (ts: number): Promise<SampleFrame> => {
     const [host, containers, units] = await Promise.all([
-      readers.host.sample(ts),
-      readers.containers.read(ts),
-      readers.units.read(ts),
+      parts.host(ts),
+      parts.containers(ts),
+      parts.units(ts),
     ]);
-    note(
-      'containers',
-      containers === null,
-      `no container runtime answers at ${where.socketPath}: no containers in the samples`,
-      `the container runtime at ${where.socketPath} answers`,
-    );
-    note('units', units === null, 'systemd does not answer: no units in the samples', 'systemd answers');
-    return { ...host, containers, units };
+    // A late part says nothing of whether the runtime or systemd is there.
+    if (containers !== LATE)
+      note(
+        'containers',
+        containers === null,
+        `no container runtime answers at ${where.socketPath}: no containers in the samples`,
+        `the container runtime at ${where.socketPath} answers`,
+      );
+    if (units !== LATE)
+      note('units', units === null, 'systemd does not answer: no units in the samples', 'systemd answers');
+    return {
+      ...(host === LATE ? emptyHost(ts) : host),
+      containers: containers === LATE ? null : containers,
+      units: units === LATE ? null : units,
+    };
+  };
+}
+
+/** The host's part of a sample with nothing measured. */
+function emptyHost(ts: number): Omit<SampleFrame, 'containers' | 'units'> {
+  return {
+    kind: 'sample',
+    ts,
+    cpu: null,
+    memory: null,
+    swap: null,
+    disks: [],
+    diskIo: null,
+    net: null,
+    load: null,
+    temperatures: [],
   };
 }

@@ -177,3 +177,53 @@ test('statfs reads the mount point under the host root; the sample names it as t
 test('no mount table under the root gives no disks, never an error', async () => {
   assert.deepEqual(await createDiskCollector({ root: fixtureRoot('old-kernel') }).read(), []);
 });
+
+test('a statfs that never answers leaves its filesystem out, is not asked again until it answers, and holds nothing up', async () => {
+  const root = fixtureRoot('modern');
+  const table = statfsTable(root, modernNumbers);
+  let release: (numbers: StatfsNumbers) => void = () => {};
+  const hung: string[] = [];
+  // ntfs-3g's helper hung: statfs on /media/windows does not return.
+  const statfs = (path: string) => {
+    if (!path.endsWith('/media/windows')) return table.statfs(path);
+    hung.push(path);
+    return new Promise<StatfsNumbers>((resolve) => {
+      release = resolve;
+    });
+  };
+  const told: Array<[string, boolean]> = [];
+  const collector = createDiskCollector({
+    root,
+    statfs,
+    deadlineMs: 100,
+    onStuck: (mount, stuck) => told.push([mount, stuck]),
+  });
+  const others = ['/', '/boot/efi', '/data', '/backup', '/srv/raid', '/media/usb disk'];
+  const started = Date.now();
+  assert.deepEqual(
+    (await collector.read()).map((d) => d.mount),
+    others,
+  );
+  assert.ok(Date.now() - started < 2000);
+  assert.deepEqual(told, [['/media/windows', true]]);
+  // The next samples do not wait on it, nor ask it again while the first call waits.
+  for (let i = 0; i < 3; i++) {
+    const again = Date.now();
+    assert.deepEqual(
+      (await collector.read()).map((d) => d.mount),
+      others,
+    );
+    assert.ok(Date.now() - again < 50, 'no deadline waited for a filesystem known to be stuck');
+  }
+  assert.equal(hung.length, 1);
+  // It answers at last: measured again from the next sample.
+  release(modernNumbers['/media/windows']!);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(told, [
+    ['/media/windows', true],
+    ['/media/windows', false],
+  ]);
+  setTimeout(() => release(modernNumbers['/media/windows']!), 10);
+  assert.deepEqual((await collector.read()).at(-1)?.mount, '/media/windows');
+  assert.equal(hung.length, 2);
+});

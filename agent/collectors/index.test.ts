@@ -82,3 +82,19 @@ test('a collector that throws gives its fallback and is reported; the sample goe
   assert.deepEqual(await readSafely('cpu', async () => 12.5, null, onError), 12.5);
   assert.deepEqual(reported, ['disks: boom']);
 });
+
+test('a filesystem whose statfs never answers does not stop the samples: the other disks are still there', async () => {
+  const copy = await copyOfFixture('modern');
+  removals.push(copy.remove);
+  const numbers = { bsize: 4096, blocks: 100, bfree: 50, bavail: 40 };
+  // A suspended ZFS pool at /media/windows: its statfs never returns.
+  const statfs = (path: string) =>
+    path.endsWith('/media/windows') ? new Promise<never>(() => {}) : Promise.resolve(numbers);
+  const sampler = createHostSampler({ root: copy.root, statfs, statfsDeadlineMs: 100 });
+  for (const ts of [0, 15_000, 30_000]) {
+    const sample = await sampler.sample(ts);
+    assert.equal(sample.disks.length, 6, 'the six other disks');
+    assert.ok(!sample.disks.some((d) => d.mount === '/media/windows'));
+    assert.deepEqual(sample.load, [0.52, 0.58, 0.59], 'the other collectors too');
+  }
+});

@@ -23,6 +23,10 @@ export type HostSamplerOptions = {
   root: string;
   /** statfs for disk usage; tests give fixture mounts their numbers through it. */
   statfs?: Statfs;
+  /** How long a filesystem's statfs may take (disks.ts); tests shorten it. */
+  statfsDeadlineMs?: number;
+  /** Told when a filesystem's statfs misses its deadline (true) and when it answers again (false). */
+  onStuckDisk?: (mountPoint: string, stuck: boolean) => void;
   /** Told about an unexpected error of a collector (the agent logs it). */
   onError?: (collector: string, error: unknown) => void;
 };
@@ -45,7 +49,12 @@ export async function readSafely<T>(
 export function createHostSampler(options: HostSamplerOptions) {
   const { root } = options;
   const cpu = createCpuCollector(root);
-  const disks = createDiskCollector({ root, statfs: options.statfs });
+  const disks = createDiskCollector({
+    root,
+    statfs: options.statfs,
+    deadlineMs: options.statfsDeadlineMs,
+    onStuck: options.onStuckDisk,
+  });
   const diskIo = createDiskIoCollector(root);
   const net = createNetworkCollector(root);
   const temperatures = createTemperatureCollector(root);

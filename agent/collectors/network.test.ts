@@ -73,7 +73,17 @@ test('each rule alone leaves a card out, for a sysfs whose entries are plain dir
   assert.equal(await card('vlan7', ['uevent', 'DEVTYPE=vlan\nINTERFACE=vlan7\nIFINDEX=9\n']), false);
   assert.equal(await card('wg1', ['uevent', 'DEVTYPE=wireguard\nINTERFACE=wg1\nIFINDEX=9\n']), false);
   assert.equal(await card('gre1', null, '778'), false);
-  assert.equal(await card('ib0', null, '32'), false);
+  // InfiniBand and modems in raw-IP mode carry IP too; an InfiniBand partition counts at its card.
+  assert.equal(await card('ib0', null, '32'), true);
+  assert.equal(await card('ib0.8001', ['parent', 'ib0\n'], '32'), false);
+  assert.equal(await card('wwan0', null, '519'), true);
+  assert.equal(await card('wwan1', null, '65534'), true);
+  assert.equal(await card('tun1', ['tun_flags', '0x1001\n'], '65534'), false);
+  assert.equal(
+    await card('wg2', ['uevent', 'DEVTYPE=wireguard\nINTERFACE=wg2\nIFINDEX=9\n'], '65534'),
+    false,
+  );
+  assert.equal(await card('can0', null, '280'), false);
   assert.equal(await card('wlan0', ['uevent', 'DEVTYPE=wlan\nINTERFACE=wlan0\nIFINDEX=4\n']), true);
   assert.equal(await card('lo', null), false);
   assert.equal(await isPhysicalCard('gone0', join(scratch.root, 'gone0')), false, 'no sysfs entry');
@@ -116,4 +126,63 @@ test('no network counters or no sysfs under the root: null', async () => {
   assert.equal(await withoutSysfs.read(0), null);
   await copy.write('/proc/1/net/dev', netDevText([['eth0', 15001, 15001]]));
   assert.equal(await withoutSysfs.read(15_000), null);
+});
+
+test('Azure accelerated networking: the fast-path card under the Hyper-V card is not counted again', async () => {
+  const copy = await copyOfFixture('azure');
+  removals.push(copy.remove);
+  const net = createNetworkCollector(copy.root);
+  assert.equal(await net.read(0), null);
+  // 1.5 MB in and 3 MB out over 15 s, nearly all through the VF: netvsc's eth0 counts it too.
+  await copy.write(
+    '/proc/1/net/dev',
+    netDevText([
+      ['lo', 1000, 1000],
+      ['eth0', 1000000 + 1500000, 2000000 + 3000000],
+      ['enP30832s1', 990000 + 1485000, 1980000 + 2970000],
+    ]),
+  );
+  assert.deepEqual(await net.read(15_000), { rxBps: 100000, txBps: 200000 });
+  const root = fixtureRoot('azure');
+  assert.equal(await isPhysicalCard('eth0', join(root, '/sys/class/net/eth0')), true);
+  assert.equal(await isPhysicalCard('enP30832s1', join(root, '/sys/class/net/enP30832s1')), false);
+});
+
+test('a card whose master is a software link still counts (bond and bridge members); one whose master is counted does not', async () => {
+  const scratch = await scratchRoot();
+  removals.push(scratch.remove);
+  const net = join(scratch.root, 'class/net');
+  const device = async (path: string, type = '1') => {
+    await mkdir(join(scratch.root, path), { recursive: true });
+    await writeFile(join(scratch.root, path, 'type'), `${type}\n`);
+    await writeFile(join(scratch.root, path, 'uevent'), 'IFINDEX=2\n');
+  };
+  await mkdir(net, { recursive: true });
+  // virtio's net_failover: the failover card and its two legs, all on the one PCI device.
+  await device('devices/pci0000:00/0000:00:03.0/virtio0/net/eth0');
+  await device('devices/pci0000:00/0000:00:03.0/virtio0/net/eth0nsby');
+  await device('devices/pci0000:00/0000:00:0a.0/net/ens10');
+  await device('devices/virtual/net/br0');
+  await device('devices/pci0000:00/0000:00:0b.0/net/enp0s11');
+  for (const [name, path] of [
+    ['eth0', 'pci0000:00/0000:00:03.0/virtio0/net/eth0'],
+    ['eth0nsby', 'pci0000:00/0000:00:03.0/virtio0/net/eth0nsby'],
+    ['ens10', 'pci0000:00/0000:00:0a.0/net/ens10'],
+    ['br0', 'virtual/net/br0'],
+    ['enp0s11', 'pci0000:00/0000:00:0b.0/net/enp0s11'],
+  ])
+    await symlink(`../../devices/${path}`, join(net, name!));
+  await symlink('../eth0', join(scratch.root, 'devices/pci0000:00/0000:00:03.0/virtio0/net/eth0nsby/master'));
+  await symlink(
+    '../../../0000:00:03.0/virtio0/net/eth0',
+    join(scratch.root, 'devices/pci0000:00/0000:00:0a.0/net/ens10/master'),
+  );
+  await symlink(
+    '../../../../virtual/net/br0',
+    join(scratch.root, 'devices/pci0000:00/0000:00:0b.0/net/enp0s11/master'),
+  );
+  const counted: string[] = [];
+  for (const name of ['eth0', 'eth0nsby', 'ens10', 'br0', 'enp0s11'])
+    if (await isPhysicalCard(name, join(net, name))) counted.push(name);
+  assert.deepEqual(counted, ['eth0', 'enp0s11']);
 });

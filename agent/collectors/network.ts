@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { SampleFrame } from '../../protocol/agent.ts';
 import { exists, linkTarget, readText } from './files.ts';
 import { type Counters, createCounterRates } from './rates.ts';
@@ -13,10 +13,16 @@ import { type Counters, createCounterRates } from './rates.ts';
  * - `<root>/sys/class/net/<name>` does not point under `/devices/virtual/`, where the kernel puts every
  *   software link: bridges, bonds, VLANs, tunnels (tun, tap, WireGuard, ipip, gre, sit), veth pairs of
  *   containers, dummy, macvlan;
- * - its `type` is 1 (Ethernet and Wi-Fi; tunnels have others);
- * - it has no `bridge` or `bonding` directory and no `tun_flags`, and its `uevent` names no DEVTYPE of a
- *   software link (vlan, bridge, bond, wireguard, ipip, gre, …). These repeat the rule above for a sysfs
- *   whose entries are not links.
+ * - its `type` is one that carries IP over hardware: 1 (Ethernet and Wi-Fi), 32 (InfiniBand), 519
+ *   (raw IP: a modem's `wwan0`) or 65534 (no link layer: modems too; tun and WireGuard are of this type,
+ *   and left out by the other rules);
+ * - it has no `bridge` or `bonding` directory, no `tun_flags`, no `parent` (an InfiniBand partition of
+ *   another card), and its `uevent` names no DEVTYPE of a software link (vlan, bridge, bond, wireguard,
+ *   ipip, gre, …). These repeat the rule above for a sysfs whose entries are not links;
+ * - its `master` (the card it is enslaved to), if any, is not itself counted: on Azure's accelerated
+ *   networking the Hyper-V card `eth0` counts the bytes of the fast-path card under it (`enP…`, a PCI
+ *   device whose master is eth0), and a net_failover card those of its two legs. A master that is a
+ *   software link (a bond, a bridge) does not count, so its members do.
  * A bond's traffic is counted at its member cards (eth1 and eth2 under bond0), which are physical, and
  * not at the bond, which only adds them up; a bridge's at the cards attached to it, likewise. A host
  * with no physical card (or no sysfs under the root) has null bandwidth rather than a false zero.
@@ -48,16 +54,28 @@ const softwareTypes = new Set([
   'dummy',
 ]);
 
-/** Whether the card named `name` is a physical one, by the rules above (`dir` is its sysfs directory). */
-export async function isPhysicalCard(name: string, dir: string): Promise<boolean> {
+/** ARPHRD_ETHER, ARPHRD_INFINIBAND, ARPHRD_RAWIP, ARPHRD_NONE. */
+const hardwareTypes = new Set(['1', '32', '519', '65534']);
+
+/**
+ * Whether the card named `name` is a physical one, by the rules above (`dir` is its sysfs directory,
+ * `<sys>/class/net/<name>`, whose siblings are the other cards).
+ */
+export async function isPhysicalCard(name: string, dir: string, depth = 0): Promise<boolean> {
   if (name === 'lo') return false;
   const link = await linkTarget(dir);
   if (link?.includes('/devices/virtual/')) return false;
-  const type = await readText(join(dir, 'type'));
-  if (type === null || type.trim() !== '1') return false;
-  for (const marker of ['bridge', 'bonding', 'tun_flags']) if (await exists(join(dir, marker))) return false;
+  const type = (await readText(join(dir, 'type')))?.trim();
+  if (type === undefined || !hardwareTypes.has(type)) return false;
+  for (const marker of ['bridge', 'bonding', 'tun_flags', 'parent'])
+    if (await exists(join(dir, marker))) return false;
   const devtype = /^DEVTYPE=(.*)$/m.exec((await readText(join(dir, 'uevent'))) ?? '')?.[1]?.trim();
-  return !(devtype && softwareTypes.has(devtype));
+  if (devtype && softwareTypes.has(devtype)) return false;
+  // The kernel allows no loops of masters; the depth bounds a sysfs that is not the kernel's.
+  const master = await linkTarget(join(dir, 'master'));
+  if (master === null || depth >= 4) return true;
+  const masterName = basename(master);
+  return !(await isPhysicalCard(masterName, join(dirname(dir), masterName), depth + 1));
 }
 
 export function createNetworkCollector(root: string) {

@@ -56,6 +56,39 @@ test('at the timeout the whole process group is killed: down, "timed out after N
   }
 });
 
+test('the exit code decides: a child left in the background with the output open does not hold the run', async () => {
+  const started = Date.now();
+  const outcome = await run('sleep 5 & echo ok 1');
+  assert.deepEqual([outcome.status, outcome.detail, outcome.value], ['up', 'ok 1', 1]);
+  assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  const down = await run('sleep 5 & echo "failed 3" >&2; exit 2');
+  assert.deepEqual([down.status, down.detail, down.value], ['down', 'failed 3', 3]);
+});
+
+test('a child that left the process group (setsid) neither holds the run nor outlives the timeout of it', async () => {
+  const { dir, remove } = tempDir('mon-command-');
+  const pids: number[] = [];
+  try {
+    const pidFile = (name: string) => join(dir, name);
+    // The shell exits at once: up, though the setsid child keeps the output open for 8 s.
+    const started = Date.now();
+    const quick = await run(`setsid sleep 8 & echo $! > ${pidFile('a')}; echo ok 2`, 2000);
+    assert.deepEqual([quick.status, quick.detail, quick.value], ['up', 'ok 2', 2]);
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    pids.push(Number(readFileSync(pidFile('a'), 'utf8')));
+    // The shell is still running at the timeout: the group is killed, the setsid child is not, and the
+    // run ends at the timeout all the same.
+    const slow = Date.now();
+    const timedOut = await run(`setsid sleep 8 & echo $! > ${pidFile('b')}; sleep 30`, 2000);
+    assert.deepEqual(timedOut, { status: 'down', latencyMs: null, detail: 'timed out after 2 s' });
+    assert.ok(Date.now() - slow < 3000, `took ${Date.now() - slow} ms`);
+    pids.push(Number(readFileSync(pidFile('b'), 'utf8')));
+  } finally {
+    for (const pid of pids) if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+    remove();
+  }
+});
+
 test('a run stopped by the agent kills the command; a timeout of whole seconds reads "after 1 s"', async () => {
   const controller = new AbortController();
   const outcome = runCommand({ command: 'sleep 30', timeoutMs: 10_000, env, signal: controller.signal });

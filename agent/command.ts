@@ -4,10 +4,11 @@ import type { RunOutcome } from '../runners/run.ts';
 
 /**
  * Runs one command check (docs/agent.md, "Command checks"): `/bin/sh -c <command>` in a process group
- * of its own, the whole group killed at the timeout. One rule decides the status, the same as a
- * heartbeat's exit code: 0 is `up`, anything else `down`. Nagios plugins' 1 = warning is not kept: a
- * check that means "warning" can print a number and let the value series and its alert speak, and a
- * reader never has to know which convention a command follows.
+ * of its own, the whole group killed at the timeout. The run ends when the shell exits: a child left
+ * in the background is neither waited for nor killed, and its output is no longer read. One rule
+ * decides the status, the same as a heartbeat's exit code: 0 is `up`, anything else `down`. Nagios
+ * plugins' 1 = warning is not kept: a check that means "warning" can print a number and let the value
+ * series and its alert speak, and a reader never has to know which convention a command follows.
  *
  * The message is the first non-empty line of stdout (else of stderr, else "exit code N"), at most 300
  * characters; the value is the first number in that line that does not stand inside a word
@@ -25,6 +26,8 @@ export type CommandOptions = {
 
 /** Output kept per stream; the rest is read and thrown away. */
 export const OUTPUT_CAP = 64 * 1024;
+/** How long output is still read after the shell exits while a child it left holds the pipes. */
+const OUTPUT_GRACE_MS = 100;
 const MAX_DETAIL = 300;
 
 export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
@@ -35,8 +38,7 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
   return new Promise((resolve) => {
     const stdout = capture();
     const stderr = capture();
-    let timedOut = false;
-    let stopped = false;
+    let settled = false;
     let child: ChildProcess;
     try {
       child = spawn('/bin/sh', ['-c', options.command], {
@@ -61,46 +63,60 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
         // Already gone.
       }
     };
+    /** Ends the run: output no longer read (a child left in the background may hold the pipes). */
+    const settle = (outcome: RunOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      options.signal?.removeEventListener('abort', abort);
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      resolve(outcome);
+    };
+    // At the timeout or when stopped the run ends at once, whatever still holds the pipes (a child
+    // that left the group with setsid survives the kill).
     const timer = setTimeout(() => {
-      timedOut = true;
       killGroup();
+      settle({ status: 'down', latencyMs: null, detail: `timed out after ${seconds(options.timeoutMs)}` });
     }, options.timeoutMs);
+    let grace: NodeJS.Timeout | undefined;
     const abort = () => {
-      stopped = true;
       killGroup();
+      settle({ status: 'down', latencyMs: null, detail: 'stopped before it finished' });
     };
     options.signal?.addEventListener('abort', abort, { once: true });
     if (options.signal?.aborted) abort();
     child.stdout!.on('data', stdout.add);
     child.stderr!.on('data', stderr.add);
     child.on('error', (error) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', abort);
-      resolve({ status: 'down', latencyMs: null, detail: `cannot start /bin/sh: ${error.message}` });
+      settle({ status: 'down', latencyMs: null, detail: `cannot start /bin/sh: ${error.message}` });
     });
-    // `close`: the exit and the end of both streams (a background child holding them open is killed
-    // with the group at the timeout).
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', abort);
+    // The shell's exit decides: a child it left in the background may hold the pipes open for long
+    // (`close` would wait for it). What the shell wrote is read when both pipes end, or after a short
+    // grace when something else still holds them.
+    child.on('exit', (code, signal) => {
       const latencyMs = now() - started;
-      if (timedOut) {
-        resolve({ status: 'down', latencyMs: null, detail: `timed out after ${seconds(options.timeoutMs)}` });
-        return;
+      const judge = () => {
+        const line = firstLine(stdout.text()) ?? firstLine(stderr.text());
+        const fallback = code === null ? `killed by ${signal}` : `exit code ${code}`;
+        const detail = (line ?? fallback).slice(0, MAX_DETAIL);
+        settle({
+          status: code === 0 ? 'up' : 'down',
+          latencyMs,
+          detail,
+          value: line === null ? null : numberIn(detail),
+        });
+      };
+      let open = 2;
+      const ended = () => {
+        if (--open === 0) judge();
+      };
+      for (const stream of [child.stdout!, child.stderr!]) {
+        if (stream.readableEnded || stream.destroyed) ended();
+        else stream.once('end', ended);
       }
-      if (stopped) {
-        resolve({ status: 'down', latencyMs: null, detail: 'stopped before it finished' });
-        return;
-      }
-      const line = firstLine(stdout.text()) ?? firstLine(stderr.text());
-      const fallback = code === null ? `killed by ${signal}` : `exit code ${code}`;
-      const detail = (line ?? fallback).slice(0, MAX_DETAIL);
-      resolve({
-        status: code === 0 ? 'up' : 'down',
-        latencyMs,
-        detail,
-        value: line === null ? null : numberIn(detail),
-      });
+      grace = setTimeout(judge, OUTPUT_GRACE_MS);
     });
   });
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { copyOfFixture, fixtureRoot } from './fixtures/tree.ts';
@@ -66,4 +66,26 @@ test('a sensor that appears is found within ten minutes of readings', async () =
   // 40 readings at 15 s: the layout is looked up again at the 41st.
   for (let i = 1; i < 40; i++) assert.equal((await temperatures.read()).length, modernSensors.length);
   assert.deepEqual((await temperatures.read()).at(-1), { sensor: 'k10temp Tctl', celsius: 61.25 });
+});
+
+test('a chip of an old driver, whose name and inputs are in its device directory, is read there', async () => {
+  const copy = await copyOfFixture('modern');
+  removals.push(copy.remove);
+  // hwmon_device_register(): /sys/class/hwmon/hwmon4 holds only the link to its device and uevent;
+  // name and temp*_input are the device's (a Super I/O chip here).
+  const chip = '/sys/devices/platform/w83627ehf.656';
+  await copy.write(`${chip}/name`, 'w83627ehf\n');
+  await copy.write(`${chip}/temp1_input`, '45000\n');
+  await copy.write(`${chip}/temp1_label`, 'SYSTIN\n');
+  await copy.write(`${chip}/temp2_input`, '52500\n');
+  await copy.write(`${chip}/hwmon/hwmon4/uevent`, '');
+  await symlink('../../../w83627ehf.656', join(copy.root, chip, 'hwmon/hwmon4/device'));
+  await symlink(
+    '../../devices/platform/w83627ehf.656/hwmon/hwmon4',
+    join(copy.root, '/sys/class/hwmon/hwmon4'),
+  );
+  assert.deepEqual((await createTemperatureCollector(copy.root).read()).slice(modernSensors.length), [
+    { sensor: 'w83627ehf SYSTIN', celsius: 45 },
+    { sensor: 'w83627ehf temp2', celsius: 52.5 },
+  ]);
 });

@@ -5,7 +5,8 @@ import { namesIn, readText } from './files.ts';
 /**
  * Temperatures of the host's `hwmon` sensors: `<root>/sys/class/hwmon/hwmon*` each have a `name` (the
  * driver: coretemp, k10temp, nvme, acpitz, …) and `temp<N>_input` files in millidegrees Celsius, with an
- * optional `temp<N>_label` ("Package id 0", "Core 1", "Composite"). A sensor is called
+ * optional `temp<N>_label` ("Package id 0", "Core 1", "Composite"). A chip whose hwmon directory has no
+ * `name` (a driver of the old registration) has these files in its `device/` directory instead. A sensor is called
  * `<name> <label>`, or `<name> temp<N>` without a label; when two chips give the same name (two NVMe
  * disks), each is followed by its hwmon directory. A value that cannot be read (a sleeping device) or
  * that no sensor can mean (below −40 °C or above 150 °C: a driver's error code) is left out. All sensors
@@ -27,8 +28,13 @@ async function findSensors(root: string): Promise<Sensor[]> {
   const chips = (await namesIn(base)).filter((name) => /^hwmon\d+$/.test(name)).sort(byNumber);
   const found: Array<Sensor & { chip: string }> = [];
   for (const chip of chips) {
-    const dir = join(base, chip);
-    const name = (await readText(join(dir, 'name')))?.trim() || chip;
+    // Drivers registered the old way (hwmon_device_register) keep their files in the chip's device
+    // directory: there when the hwmon directory has no name, as lm-sensors reads them.
+    const own = join(base, chip);
+    const ownName = await readText(join(own, 'name'));
+    const deviceName = ownName === null ? await readText(join(own, 'device', 'name')) : null;
+    const dir = deviceName === null ? own : join(own, 'device');
+    const name = (ownName ?? deviceName)?.trim() || chip;
     const inputs = (await namesIn(dir)).filter((file) => /^temp\d+_input$/.test(file)).sort(byNumber);
     for (const input of inputs) {
       const index = input.slice(0, -'_input'.length);

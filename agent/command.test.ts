@@ -118,6 +118,20 @@ test('the first number that does not stand inside a word', () => {
   assert.equal(numberIn('12ms'), 12);
   assert.equal(numberIn('version v1.2.3'), null);
   assert.equal(numberIn('all good'), null);
+  // Digits grouped in threes are one number; an exponent is part of it.
+  assert.equal(numberIn('rows 1,234,567'), 1234567);
+  assert.equal(numberIn('size 1_000'), 1000);
+  assert.equal(numberIn('took 1,234.5 ms'), 1234.5);
+  assert.equal(numberIn('count 1e3'), 1000);
+  assert.equal(numberIn('rate 2.5E-4/s'), 0.00025);
+  assert.equal(numberIn('-1,000 delta'), -1000);
+  // Not grouped in threes: the digits before the separator, as a list reads.
+  assert.equal(numberIn('load 0.5,1.2,3'), 0.5);
+  assert.equal(numberIn('pair 12,34'), 12);
+  assert.equal(numberIn('odd 1,234,5678'), 1);
+  assert.equal(numberIn('mixed 1,000_000'), 1);
+  assert.equal(numberIn('3e'), 3);
+  assert.equal(numberIn('big 1e400'), null);
   assert.equal(firstLine('\r\n  \r\n a b \r\nc'), 'a b');
   assert.equal(firstLine(' \n\t\n'), null);
 });

@@ -12,7 +12,8 @@ import type { RunOutcome } from '../runners/run.ts';
  *
  * The message is the first non-empty line of stdout (else of stderr, else "exit code N"), at most 300
  * characters; the value is the first number in that line that does not stand inside a word
- * ("load 0.53" gives 0.53, "sda1 80%" gives 80), null when there is none.
+ * ("load 0.53" gives 0.53, "sda1 80%" gives 80, "rows 1,234,567" gives 1234567, "1e3" gives 1000),
+ * null when there is none.
  */
 export type CommandOptions = {
   command: string;
@@ -135,12 +136,20 @@ export function firstLine(output: string): string | null {
   return null;
 }
 
+/**
+ * A number: an optional minus; digits, which may be grouped in threes by commas or by underscores
+ * (1,234,567 and 1_000, one separator throughout; "1,23" is 1); an optional fraction; an optional
+ * exponent (1e3, 2.5E-4).
+ */
+const NUMBER = /(?:^|[^\w.-])(-?)(\d{1,3}([,_])\d{3}(?:\3\d{3})*(?!\d|[,_]\d)|\d+)(\.\d+)?([eE][+-]?\d+)?/;
+
 /** The first number of `line` that does not stand inside a word, or null (also beyond ±MAX_VALUE: the server refuses it). */
 export function numberIn(line: string): number | null {
   // Not after a letter, digit, dot or hyphen: "sda1", "v1.2" and "disk-2" are names, not values.
-  const match = /(?:^|[^\w.-])(-?\d+(?:\.\d+)?)/.exec(line);
+  const match = NUMBER.exec(line);
   if (!match) return null;
-  const value = Number(match[1]);
+  const [, sign, digits, , fraction, exponent] = match;
+  const value = Number(`${sign}${digits!.replace(/[,_]/g, '')}${fraction ?? ''}${exponent ?? ''}`);
   return Number.isFinite(value) && Math.abs(value) <= MAX_VALUE ? value : null;
 }
 

@@ -37,12 +37,12 @@ ${settings}${dockerCommand()}
  * `[server] url`): an agent on another machine would connect to itself for ever.
  */
 const loopbackWarning = (server: string) =>
-  `# mon's address here is ${server}, the machine's own: these work only on the machine mon runs on. For another host, set [server] url in mon.toml to an address it reaches and add the host again.\n`;
+  `# mon's address here is ${server}, the machine's own: these work only on the machine mon runs on. For another host, set [server] url in mon.toml to an address it reaches and make the host a new token (New token on its page).\n`;
 
 /** The first line of the commands for a plain HTTP server that is not loopback. */
 const plainHttpWarning =
-  '# mon is served over plain HTTP: set [server] url to an https:// address in mon.toml and add the host ' +
-  'again. As it is, this stops unless run with MON_ALLOW_HTTP=1, for a network you trust (docs/agent.md).\n';
+  '# mon is served over plain HTTP: set [server] url to an https:// address in mon.toml and make the host ' +
+  'a new token (New token on its page). As it is, this stops unless run with MON_ALLOW_HTTP=1, for a network you trust (docs/agent.md).\n';
 
 /**
  * Node's flags for the agent (docs/agent.md, "Footprint"; measured by `npm run bench -- agent`).

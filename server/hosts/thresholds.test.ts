@@ -108,6 +108,16 @@ test('swap and temperature have their own words; temperature in degrees', () => 
   assert.equal(t.summary, 'temperature above 85 °C');
 });
 
+test('a limit with decimals is named as it was set, and the value with as many decimals', () => {
+  const cpu = feed('cpu', above(21, 20), 12.5);
+  const t = cpu.transitions[0]?.t;
+  assert.ok(t?.to === 'failing');
+  assert.equal(t.detail, 'CPU above 12.5% for 5 minutes (20.0%)');
+  assert.equal(t.summary, 'CPU above 12.5%');
+  const disk = feed('disk', [90.45], 90.4);
+  assert.equal(disk.transitions[0]?.t.detail, 'disk / 90.5% full (limit 90.4%)');
+});
+
 test('a full disk fails at once, at the limit itself, naming the filesystem', () => {
   assert.deepEqual(feed('disk', [89.9]).transitions, []);
   const { transitions, state } = feed('disk', [96]);

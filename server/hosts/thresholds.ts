@@ -100,9 +100,14 @@ const goneWords: Record<ThresholdMetric, string> = {
   temperature: 'no temperature sensor answers',
 };
 
-/** A value as the alert names it: "97%", "91 °C". */
-function shown(metric: ThresholdMetric, value: number): string {
-  return metric === 'temperature' ? `${Math.round(value)} °C` : `${Math.round(value)}%`;
+/**
+ * A value as the alert names it: "97%", "91 °C". With as many decimals as the limit has (at most two),
+ * so that a limit of 12.5 reads as it was set, not as 13.
+ */
+function shown(metric: ThresholdMetric, value: number, limit: number): string {
+  const decimals = Math.min(2, (String(limit).split('.')[1] ?? '').length);
+  const text = value.toFixed(decimals);
+  return metric === 'temperature' ? `${text} °C` : `${text}%`;
 }
 
 /** The value below which a failing alert may recover. */
@@ -160,8 +165,8 @@ export function judgeThreshold(
     metric === 'disk'
       ? diskWords(reading.mount, value, limit)
       : {
-          detail: `${label[metric]} above ${shown(metric, limit)} for 5 minutes (${shown(metric, value)})`,
-          summary: `${label[metric]} above ${shown(metric, limit)}`,
+          detail: `${label[metric]} above ${shown(metric, limit, limit)} for 5 minutes (${shown(metric, value, limit)})`,
+          summary: `${label[metric]} above ${shown(metric, limit, limit)}`,
         };
   return {
     state: { aboveSince, failingSince: ts, value, detail, absent: 0 },
@@ -183,14 +188,14 @@ function judgeRecovery(
   const detail =
     metric === 'disk'
       ? diskWords(reading.mount, value, limit).detail
-      : `${label[metric]} at ${shown(metric, value)} (limit ${shown(metric, limit)})`;
+      : `${label[metric]} at ${shown(metric, value, limit)} (limit ${shown(metric, limit, limit)})`;
   return { state: idleThreshold, transition: { to: 'recovered', detail } };
 }
 
 function diskWords(mount: string | null, value: number, limit: number) {
   const disk = mount === null ? 'disk' : `disk ${mount}`;
   return {
-    detail: `${disk} ${shown('disk', value)} full (limit ${shown('disk', limit)})`,
-    summary: `${disk} ${shown('disk', value)} full`,
+    detail: `${disk} ${shown('disk', value, limit)} full (limit ${shown('disk', limit, limit)})`,
+    summary: `${disk} ${shown('disk', value, limit)} full`,
   };
 }

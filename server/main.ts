@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { setupNotice } from './auth/setup-token.ts';
 import { createLog } from './log.ts';
 import { createServer, parseListen } from './start.ts';
+import { DataDirLocked, lockDataDir } from './store/lock.ts';
 
 // `npm start` (and the Dockerfile) run this with V8's young generation capped at 4 MB a half and the
 // old generation let grow by half its live size between full collections: less CPU than
@@ -15,6 +16,16 @@ const dataDir = resolve(env.MON_DATA_DIR || './data');
 const configPath = env.MON_CONFIG ? resolve(env.MON_CONFIG) : resolve(dataDir, 'mon.toml');
 const { host, port } = parseListen(env.MON_LISTEN || '127.0.0.1:8080');
 
+// Before anything runs: a second mon on this directory would run every check and send every
+// notification again (store/lock.ts).
+let lock: { release(): void };
+try {
+  lock = lockDataDir(dataDir);
+} catch (error) {
+  if (!(error instanceof DataDirLocked)) throw error;
+  log.error(`${error.message}; not starting`, { dataDir });
+  process.exit(1);
+}
 const server = await createServer({ dataDir, configPath, env, log });
 await server.app.listen({ host, port });
 const bound = server.app.server.address();
@@ -41,6 +52,7 @@ async function stop(signal: string): Promise<void> {
     process.exit(1);
   }, 4500).unref();
   await server.close();
+  lock.release();
   log.info('stopped');
   process.exit(0);
 }

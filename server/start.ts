@@ -22,6 +22,7 @@ import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
 import type { Log } from './log.ts';
+import { logSummary } from './log-summary.ts';
 import { createMetrics } from './metrics.ts';
 import { panelChannelNames } from './notify/channel-store.ts';
 import { createNotify } from './notify/feature.ts';
@@ -77,13 +78,20 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const { log } = options;
   const metrics = createMetrics();
   const bus = new Bus();
+  const clock = options.clock ?? systemClock;
+  // A full disk fails every transaction: the first failure of a kind is a line at once, then one a
+  // minute with a count (SQLite's result code is the kind; an after-commit hook's throw is another).
+  const writeFailures = logSummary<string>(clock, (error, count) =>
+    log.error('a write transaction failed', { error, count }),
+  );
   const store = openStore(join(options.dataDir, 'mon.db'), {
     checkpointInBackground: true,
     syncInBackground: true,
     ...options.store,
     onCommit: () => metrics.writerCommits.inc(),
     onQueueFull: () => metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    onFailure: (error) => log.error('a write transaction failed', { error: String(error) }),
+    onFailure: (error) =>
+      writeFailures.note(String((error as { errcode?: unknown }).errcode ?? 'other'), String(error)),
     onCheckpoints: (what) => log.warn(what),
     onLoosePermissions: (files) =>
       log.warn(
@@ -115,7 +123,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
     });
   const deps: Deps = Object.freeze({
     store,
-    clock: options.clock ?? systemClock,
+    clock,
     bus,
     events: new DomainEvents(),
     metrics,
@@ -165,6 +173,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
         for (const feature of [...features].reverse()) await feature.stop?.();
         config.close();
         await store.close();
+        writeFailures.stop();
       })();
       return closing;
     },

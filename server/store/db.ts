@@ -221,11 +221,20 @@ const pad = (n: number): string => String(n).padStart(3, '0');
 
 /**
  * Applies numbered migrations (`NNN-name.sql`) above the database's user_version, each in a transaction.
- * Refuses to start, applying nothing, when the files are misnamed, duplicated or have a gap.
+ * Refuses to start, applying nothing, when the files are misnamed, duplicated or have a gap, or when
+ * the database is at a version newer than the last file: a newer mon wrote it, and this one does not
+ * know its schema.
  */
 export function migrate(db: DatabaseSync, dir: string = migrationsDir): void {
   const files = migrationFiles(dir);
   const current = scalar(db, 'PRAGMA user_version', int);
+  const known = files.length === 0 ? 0 : Number(files.at(-1)!.slice(0, 3));
+  if (current > known) {
+    throw new Error(
+      `the database is at schema version ${current}, and this mon knows versions up to ${known}: ` +
+        'a newer mon wrote it; run that version again, or restore a backup taken before the upgrade',
+    );
+  }
   for (const file of files) {
     const version = Number(file.slice(0, 3));
     if (version <= current) continue;

@@ -37,6 +37,18 @@ test('migrations numbered 001, 002, … apply in order above user_version; non-.
   assert.deepEqual(tables(db), ['one', 'three', 'two']);
 });
 
+test('a database newer than the migrations is refused, naming both versions, and left as it is', (t) => {
+  const dir = migrationsDir(t, {
+    '001-one.sql': 'CREATE TABLE one (id INTEGER PRIMARY KEY);',
+    '002-two.sql': 'CREATE TABLE two (id INTEGER PRIMARY KEY);',
+  });
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE three (id INTEGER PRIMARY KEY); PRAGMA user_version = 3');
+  assert.throws(() => migrate(db, dir), /schema version 3, and this mon knows versions up to 2/);
+  assert.equal(userVersion(db), 3);
+  assert.deepEqual(tables(db), ['three']);
+});
+
 test('two migrations with one number are refused before any is applied, naming both files', (t) => {
   const dir = migrationsDir(t, {
     '001-one.sql': 'CREATE TABLE one (id INTEGER PRIMARY KEY);',

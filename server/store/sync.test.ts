@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
-import { tempDir } from '../testing.ts';
+import { tempDir, within } from '../testing.ts';
 import { openStore } from './db.ts';
 import { int, scalar } from './rows.ts';
 import { Writer } from './writer.ts';
@@ -85,6 +85,26 @@ test('a failed sync refuses its callers with 503 and says storage cannot write; 
   waiting.shift()!(null);
   await next;
   assert.equal(writer.canWrite(), true, 'a sync that works clears it');
+  await writer.close();
+  db.close();
+});
+
+test('after a failed sync an idle writer clears the failure once the sync of its probe works', async () => {
+  const { db, writer, waiting, insert } = heldSyncs(`${dir}/probe.db`);
+  const refused = insert(1, []);
+  await turn();
+  waiting.shift()!(new Error('EIO: i/o error, fsync'));
+  await assert.rejects(refused, { status: 503 });
+  assert.equal(writer.canWrite(), false);
+  // The idle writer's probe commits a write of its own and syncs it: still failing, then working.
+  await within(2000, "the probe's sync", () => waiting.length === 1);
+  waiting.shift()!(new Error('EIO: i/o error, fsync'));
+  await turn();
+  assert.equal(writer.canWrite(), false, 'a probe whose sync fails clears nothing');
+  await within(2000, "the next probe's sync", () => waiting.length === 1);
+  waiting.shift()!(null);
+  await turn();
+  assert.equal(writer.canWrite(), true, 'nothing was written by anyone else meanwhile');
   await writer.close();
   db.close();
 });

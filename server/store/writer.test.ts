@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
-import { tempDir } from '../testing.ts';
+import { tempDir, within } from '../testing.ts';
 import { openStore } from './db.ts';
 import { Writer } from './writer.ts';
 
@@ -214,4 +214,33 @@ test('an idle writer notices a lock held elsewhere within about a second, and it
   assert.equal(store.writable(), true);
   other.close();
   await store.close();
+});
+
+test('after a failed commit an idle writer stays unwritable while storage is full, and turns writable within about a second of space coming back', async () => {
+  // A full disk needs root: SQLite's page limit (max_page_count) stands in for it, set on the writer's
+  // connection from outside so that no write of the writer's own clears the failure.
+  const db = new DatabaseSync(`${dir}/space.db`);
+  db.exec('PRAGMA journal_mode = WAL');
+  const writer = new Writer(db);
+  await writer.run((db) => db.exec('CREATE TABLE t (v BLOB)'));
+  const { page_count } = db.prepare('PRAGMA page_count').get() as { page_count: number };
+  db.exec(`PRAGMA max_page_count = ${page_count}`);
+  await assert.rejects(
+    writer.run((db) => db.prepare('INSERT INTO t VALUES (zeroblob(100000))').run()),
+    { status: 503 },
+  );
+  assert.equal(writer.canWrite(), false);
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(writer.canWrite(), false, "still full: the probe's own write fails too");
+  db.exec('PRAGMA max_page_count = 1073741823');
+  await within(1000, 'writable again, with nothing written meanwhile', () => writer.canWrite());
+  assert.equal(writer.failure, null);
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+  assert.deepEqual(
+    tables.map((r) => r.name),
+    ['t'],
+    "the probe's table is gone",
+  );
+  await writer.close();
+  db.close();
 });

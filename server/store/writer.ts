@@ -135,6 +135,10 @@ export class Writer {
   /** When the writer first found the database locked by someone else, until it gets the lock. */
   private blockedSince: number | null = null;
   private readonly prober: NodeJS.Timeout;
+  /** A probe's write is being synced. */
+  private probing = false;
+  /** Failures so far: a probe clears only the failure it saw. */
+  private failures = 0;
   /** Why the last transaction failed to commit, until one commits again. */
   failure: string | null = null;
 
@@ -182,17 +186,51 @@ export class Writer {
 
   /**
    * An idle writer looks at the lock every `PROBE_MS`, so that health reports a lock held elsewhere
-   * even when nothing is being written.
+   * even when nothing is being written. After a failed commit it also commits a write of its own that
+   * takes a new page (a table made and dropped) and clears the failure once that is stored, so that an
+   * idle server turns healthy again soon after space comes back, not at its next write.
    */
   private probe(): void {
-    if (this.closed || this.queue.length > 0 || this.db.isTransaction) return;
+    if (this.closed || this.queue.length > 0 || this.db.isTransaction || this.probing) return;
+    const failures = this.failures;
     try {
       this.db.exec('BEGIN IMMEDIATE');
-      this.db.exec('ROLLBACK');
       this.blockedSince = null;
     } catch (error) {
       if (isStorageError(error)) this.blockedSince ??= Date.now();
+      return;
     }
+    try {
+      if (this.failure === null) {
+        this.db.exec('ROLLBACK');
+        return;
+      }
+      this.db.exec('CREATE TABLE writer_probe (x); DROP TABLE writer_probe');
+      this.db.exec('COMMIT');
+    } catch {
+      // Still no space: the failure stays, and the next probe tries again.
+      try {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // The connection rolls back on its own when it cannot.
+      }
+      return;
+    }
+    if (!this.sync) {
+      this.failure = null;
+      return;
+    }
+    // The failure may have been a sync's: the probe's commit counts once it is synced too.
+    this.probing = true;
+    this.sync().then(
+      () => {
+        this.probing = false;
+        if (this.failures === failures) this.failure = null;
+      },
+      () => {
+        this.probing = false;
+      },
+    );
   }
 
   /** True when jobs have waited more than `ms` without a commit, or a sync has run that long: the writer is stuck. */
@@ -255,8 +293,7 @@ export class Writer {
         // The connection rolls back on its own when it cannot; nothing more to do here.
       }
       for (const r of ran.reverse()) r.rollBack();
-      this.failure = (error as Error).message;
-      this.onFailure(error);
+      this.fail(error);
       const refusal = unavailable(5, 'storage cannot take writes right now');
       for (const job of batch) job.reject(isStorageError(error) ? refusal : error);
       this.afterBatch();
@@ -286,8 +323,7 @@ export class Writer {
     const synced = (error: Error | null) => {
       this.syncingSince = null;
       if (error) {
-        this.failure = error.message;
-        this.onFailure(error);
+        this.fail(error);
       } else {
         this.failure = null;
       }
@@ -339,10 +375,7 @@ export class Writer {
       const now = Date.now();
       this.blockedSince ??= now;
       this.retryMs = Math.min(MAX_RETRY_MS, Math.max(FIRST_RETRY_MS, this.retryMs * 2));
-      if (!isStorageError(error)) {
-        this.failure = (error as Error).message;
-        this.onFailure(error);
-      }
+      if (!isStorageError(error)) this.fail(error);
       const expired = this.queue.filter((job) => now - job.enqueuedAt >= this.maxWaitMs);
       if (expired.length > 0) {
         this.queue = this.queue.filter((job) => now - job.enqueuedAt < this.maxWaitMs);
@@ -351,6 +384,13 @@ export class Writer {
       }
       return false;
     }
+  }
+
+  /** A transaction or its sync failed: health says so until a commit or a probe succeeds. */
+  private fail(error: unknown): void {
+    this.failure = (error as Error).message;
+    this.failures++;
+    this.onFailure(error);
   }
 
   private runJob(job: Job): Ran {

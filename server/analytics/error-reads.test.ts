@@ -124,6 +124,32 @@ test('a deploy exactly an hour before the group is named; a week reads the daily
   assert.deepEqual(((await get(`/api/v1/analytics?site=${SHOP}`)).body as AnalyticsRead).errors, []);
 });
 
+test('a deploy names a group first seen up to the same millisecond, 60 minutes after it, not 61', async () => {
+  const { server: s, get } = await server();
+  const cases: [string, number, number][] = [
+    ['61 minutes', NINE, NINE - 61 * MINUTE],
+    ['60 minutes', TEN + 90 * MINUTE, TEN + 30 * MINUTE],
+    ['same millisecond', TEN + 210 * MINUTE, TEN + 210 * MINUTE],
+  ];
+  for (const [message, firstSeen, deployed] of cases) {
+    await writeDeploy(s, 'shop', message, deployed);
+    await writeErrorGroup(s, {
+      site: SHOP,
+      fingerprint: message,
+      message,
+      firstSeen,
+      lastSeen: firstSeen,
+      counts: [['h', firstSeen - (firstSeen % HOUR), 1]],
+    });
+  }
+  const errors = ((await get(`/api/v1/analytics?site=${SHOP}`)).body as AnalyticsRead).errors!;
+  assert.deepEqual(errors.map((g) => [g.message, g.deploy?.version ?? null]).sort(), [
+    ['60 minutes', '60 minutes'],
+    ['61 minutes', null],
+    ['same millisecond', 'same millisecond'],
+  ]);
+});
+
 test('at most 50 groups, the most frequent', async () => {
   const { server: s, get } = await server();
   for (let i = 1; i <= 55; i++) {

@@ -111,6 +111,30 @@ describe('normalizeMessage', () => {
     );
   });
 
+  it('replaces quoted text after an apostrophe in a word', () => {
+    const firefox = (name: string) => `can't access lexical declaration '${name}' before initialization`;
+    assert.equal(
+      normalizeMessage('ReferenceError', firefox('foo')),
+      "can't access lexical declaration <str> before initialization",
+    );
+    assert.equal(
+      normalizeMessage('ReferenceError', firefox('bar')),
+      normalizeMessage('ReferenceError', firefox('foo')),
+    );
+    assert.equal(normalizeMessage('Error', "Couldn't load 'config'"), "Couldn't load <str>");
+    assert.equal(normalizeMessage('Error', "Couldn't load 'users'"), "Couldn't load <str>");
+    // The other quotes alike: a word's typographic apostrophe, or a quote mark inside a word, opens nothing.
+    assert.equal(
+      normalizeMessage('Error', 'Couldn’t load ‘users’ or “admins”'),
+      'Couldn’t load <str> or <str>',
+    );
+    assert.equal(
+      normalizeMessage('Error', 'the 5"-wide box "a" and `b`'),
+      'the <n>"-wide box <str> and <str>',
+    );
+    assert.equal(normalizeMessage('Error', "users' list: 'x' and 'y'"), "users' list: <str> and <str>");
+  });
+
   it('drops the browser prefixes and collapses white space', () => {
     assert.equal(normalizeMessage('TypeError', 'Uncaught TypeError: x  is\nundefined'), 'x is undefined');
     assert.equal(normalizeMessage('Error', 'Uncaught (in promise) Error: no'), 'no');
@@ -135,6 +159,11 @@ describe('errorFingerprint', () => {
     );
     assert.equal(a, b);
     assert.equal(a, c);
+    const tdz = (name: string) =>
+      errorFingerprint(
+        error(`can't access lexical declaration '${name}' before initialization`, firefox, 'ReferenceError'),
+      );
+    assert.equal(tdz('foo'), tdz('bar'));
   });
 
   it('groups the same error from Chrome, Firefox and Safari, and across a query or a rebuilt bundle', () => {

@@ -23,7 +23,8 @@ export type ErrorParts = {
 /** The placeholders of `normalizeMessage`, longest patterns first so that a URL is not seen as numbers. */
 const replacements: [RegExp, string][] = [
   [/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`)<>]+/gi, '<url>'],
-  [/'[^']*'|"[^"]*"|`[^`]*`|‘[^’]*’|“[^”]*”/g, '<str>'],
+  // A quote opens only outside a word: the apostrophe of "can't" or "Couldn’t" opens nothing.
+  [/(?<![\p{L}\p{N}])(?:'[^']*'|"[^"]*"|`[^`]*`|‘[^’]*’|“[^”]*”)/gu, '<str>'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>'],
   [/\b0x[0-9a-f]+\b/gi, '<hex>'],
   // Hex runs of 8 or more (hashes, object ids) and tokens mixing letters and digits (ids, keys).

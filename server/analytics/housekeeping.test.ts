@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
 import { FakeClock } from '../clock.ts';
 import type { WriteFn } from '../store/writer.ts';
 import { createTestServer, memoryLog, type TestServer, within } from '../testing.ts';
@@ -71,6 +71,23 @@ test('raw data, hourly rollups and single pages’ vitals past RAW_RETENTION_MS 
     { at: recent - (recent % HOUR) },
   ]);
   assert.deepEqual(rows(s, 'SELECT visitor FROM analytics_sessions'), [{ visitor: 'recent' }]);
+});
+
+test('a visitor’s page views of a day go with its first visit of that day, as docs/analytics.md says', async (t) => {
+  const s = await server(t);
+  const day = Date.UTC(2026, 1, 1);
+  // One visitor id, two visits of the day: at 00:10 (two views) and at 20:00.
+  await store(s, [
+    view({ ts: day + 10 * MINUTE, page: '/a' }),
+    view({ ts: day + 20 * MINUTE, page: '/b' }),
+    view({ ts: day + 20 * HOUR, page: '/c' }),
+  ]);
+  assert.deepEqual([tally(s).sessions, tally(s).views], [2, 3]);
+  // The first visit began more than RAW_RETENTION_MS ago, the second not: the views of both go.
+  await pruneAnalytics(s.deps, { now: day + RAW_RETENTION_MS + HOUR });
+  assert.deepEqual([tally(s).sessions, tally(s).views], [1, 0]);
+  await pruneAnalytics(s.deps, { now: day + RAW_RETENTION_MS + 20 * HOUR + 1 });
+  assert.deepEqual([tally(s).sessions, tally(s).views], [0, 0]);
 });
 
 test('error groups not seen for RAW_RETENTION_MS are deleted with their counts; groups seen since stay', async (t) => {

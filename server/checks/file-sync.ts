@@ -4,14 +4,15 @@ import type { FileCheck } from './config.ts';
 import { type CheckRegistry, deleteInJob, newId, newRecord, redefine, removedEvent } from './manage.ts';
 import type { Entry } from './record.ts';
 import { setAside, takeBack } from './removed.ts';
-import { dropServiceIfEmpty, ensureService, insertCheck, setManagedServices } from './store.ts';
+import { dropEmptyServices, ensureService, insertCheck, setManagedServices } from './store.ts';
 
 /**
  * Takes the checks and services of mon.toml into the database. A file check is known by its name:
  * a new name is a new check; a changed definition (even of its service or target) is applied to the
  * same check, id and history kept; a name gone from the file is set aside (removed.ts) and, put back
  * within a day, restored with its id, history and ping URL. A service left without checks goes, as
- * after deleting a panel check. A file check whose name a panel check holds is skipped (the loader
+ * after deleting a panel check, and so does a `[[service]]` taken out of the file that nothing else
+ * holds (store.ts dropEmptyServices). A file check whose name a panel check holds is skipped (the loader
  * refuses such a file before it gets here); a host's command check in its way is removed.
  */
 export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): Promise<void> {
@@ -70,7 +71,8 @@ export async function reconcileFile(engine: CheckRegistry, config: LiveConfig): 
   await logged(log, 'mon.toml services not taken in', null, () =>
     store.writer.run((db, tx) => {
       setManagedServices(db, [...new Set(services)], now);
-      for (const service of left) dropServiceIfEmpty(db, service);
+      // Those left without checks, and the file's services it no longer declares, go if nothing holds them.
+      for (const service of dropEmptyServices(db)) left.add(service);
       tx.invalidate(liveKeys.overview, ...[...left].map(liveKeys.service));
     }),
   );

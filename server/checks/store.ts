@@ -5,6 +5,7 @@ import {
   type StoredCheckKind,
   storedCheckKinds,
 } from '../../protocol/check.ts';
+import type { PanelService } from '../config/collisions.ts';
 import type { StoredCheck } from '../config/section.ts';
 import type { Store } from '../store/db.ts';
 import { all, bool, exists, int, json, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
@@ -227,6 +228,7 @@ export function listServices(db: DatabaseSync): ServiceRecord[] {
 }
 
 const idOnly = mapper({ id: text });
+const nameOnly = mapper({ name: text }, (r) => r.name);
 
 /**
  * Why `name` may not be used by a check in `service`, or null: names are unique among checks and
@@ -249,16 +251,26 @@ export function nameConflict(
 }
 
 /**
- * Removes a panel service that no check uses any more, no host is linked to (`POST
- * /discovered/monitor`) and no site belongs to (`POST /api/v1/sites`), so that its name is free again.
+ * A panel service (`managed` 0) that nothing holds: no check uses it, no host is linked to it (`POST
+ * /discovered/monitor`) and no site belongs to it (`POST /api/v1/sites`). Such a service goes, so that
+ * its name is free again.
  */
+const EMPTY_SERVICE = `managed = 0
+  AND NOT EXISTS (SELECT 1 FROM checks c WHERE c.service = services.name)
+  AND NOT EXISTS (SELECT 1 FROM service_hosts h WHERE h.service = services.name)
+  AND NOT EXISTS (SELECT 1 FROM sites t WHERE t.service = services.name)`;
+
+/** Removes `service` when it is an empty panel service (after its last check was deleted or moved). */
 export function dropServiceIfEmpty(db: DatabaseSync, service: string): void {
-  statement(
-    db,
-    `DELETE FROM services WHERE name = ? AND managed = 0 AND NOT EXISTS (SELECT 1 FROM checks WHERE service = ?)
-       AND NOT EXISTS (SELECT 1 FROM service_hosts WHERE service = ?)
-       AND NOT EXISTS (SELECT 1 FROM sites WHERE service = ?)`,
-  ).run(service, service, service, service);
+  statement(db, `DELETE FROM services WHERE name = ? AND ${EMPTY_SERVICE}`).run(service);
+}
+
+/**
+ * Removes every empty panel service and returns their names: after a reload, a `[[service]]` the file
+ * no longer declares and nothing else holds goes, as do those left without checks.
+ */
+export function dropEmptyServices(db: DatabaseSync): string[] {
+  return all(db, `DELETE FROM services WHERE ${EMPTY_SERVICE} RETURNING name`, nameOnly);
 }
 
 export type Change = {
@@ -304,8 +316,6 @@ const panelName = mapper(
   }),
 );
 
-const nameOnly = mapper({ name: text }, (r) => r.name);
-
 const exportedCheck = mapper(
   { body: json<CheckBody>(), managed: bool, pingTokenHash: nullable(text) },
   (r): StoredCheck => r,
@@ -324,18 +334,24 @@ export function panelCheckNames(store: Store): { name: string; source: 'panel'; 
   );
 }
 
+const panelService = mapper({ name: text, checks: bool, sites: bool, hosts: bool });
+
 /**
- * Services made by panel checks (not declared in mon.toml): a file check must not take their names.
- * A service that only hosts' command checks use is not among them: the file wins over those.
+ * Services made outside mon.toml, with what holds each (panel checks, sites added through the API,
+ * hosts linked through the API): a file check must not take their names. Hosts' command checks hold
+ * none: the file wins over those.
  */
-export function panelServiceNames(store: Store): string[] {
+export function panelServiceNames(store: Store): PanelService[] {
   return all(
     store.read,
-    `SELECT name FROM services s WHERE managed = 0
-       AND (EXISTS (SELECT 1 FROM checks c WHERE c.service = s.name AND c.host_defined = 0)
-         OR NOT EXISTS (SELECT 1 FROM checks c WHERE c.service = s.name))
-     ORDER BY name`,
-    nameOnly,
+    `SELECT * FROM (
+       SELECT name,
+         EXISTS (SELECT 1 FROM checks c WHERE c.service = s.name AND c.host_defined = 0) AS checks,
+         EXISTS (SELECT 1 FROM sites t WHERE t.service = s.name) AS sites,
+         EXISTS (SELECT 1 FROM service_hosts h WHERE h.service = s.name) AS hosts
+       FROM services s WHERE managed = 0)
+     WHERE checks OR sites OR hosts ORDER BY name`,
+    panelService,
   );
 }
 

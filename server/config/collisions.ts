@@ -9,13 +9,16 @@ import type { LiveConfig } from './sections.ts';
 export type OutsideNames = {
   /** `from`: the host a panel check runs from, which the file must not make unknown. */
   checks: { name: string; source: 'panel'; from?: string | null }[];
-  /** Services that exist outside the file (made by panel checks); a file check must not take their names. */
-  services?: string[];
+  /** Services that exist outside the file, with what holds them; a file check must not take their names. */
+  services?: PanelService[];
   /** Notification channels made in the panel: an `[[alert]]` must not take their names. */
   channels?: string[];
   /** Hosts known outside the file (added through the API or by an agent, linked to a service): a check's `from` may name them. */
   hosts?: string[];
 };
+
+/** A service made outside the file and what holds it: panel checks, sites added or hosts linked through the API. */
+export type PanelService = { name: string; checks: boolean; sites: boolean; hosts: boolean };
 
 type Parts = Pick<LiveConfig, 'services' | 'hosts' | 'checks' | 'alerts'>;
 
@@ -148,11 +151,11 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
   }
   const fileChecks = new Map(parts.checks.map((c) => [c.body.name, at('check', c.index)]));
   for (const service of outside.services ?? []) {
-    const index = fileChecks.get(service);
+    const index = fileChecks.get(service.name);
     if (index === undefined) continue;
     errors.push({
       path: ['check', index, 'name'],
-      message: `collides with the service "${service}" of panel checks; rename the check (the whole file is rejected until then)`,
+      message: `collides with the service "${service.name}", which has ${heldBy(service)}; rename the check (the whole file is rejected until then)`,
     });
   }
   // A check runs from a host mon knows, else it would wait for an agent that never connects.
@@ -187,6 +190,15 @@ export function collisions(parts: Parts, outside: OutsideNames, partial: LeftOut
     });
   }
   return errors;
+}
+
+function heldBy(service: PanelService): string {
+  const held = [
+    service.checks ? 'panel checks' : null,
+    service.sites ? 'sites added through the API' : null,
+    service.hosts ? 'hosts linked through the API' : null,
+  ];
+  return held.filter((h) => h !== null).join(' and ');
 }
 
 function describe(path: Path): string {

@@ -114,3 +114,51 @@ test('the export loaded as mon.toml keeps the ping URL of every heartbeat', asyn
   );
   for (const url of urls) assert.equal((await call(server, 'GET', url)).status, 200, url);
 });
+
+test('a [[service]] taken out of mon.toml goes with its sites unless the API holds it; its name is free', async (t) => {
+  const data = tempDir();
+  t.after(() => data.remove());
+  const configPath = join(data.dir, 'mon.toml');
+  const service = (name: string, site: string) => `[[service]]\nname = "${name}"\nsites = ["${site}"]\n`;
+  writeFileSync(configPath, service('web2', 'other.test'));
+  const server = await serverOn(data.dir, configPath);
+  t.after(() => server.close());
+  // "keep" holds a site added through the API, then the file declares it too.
+  assert.equal(
+    (await call(server, 'POST', '/api/v1/sites', { domain: 'api.test', service: 'keep' })).status,
+    201,
+  );
+  const load = async (text: string) => {
+    writeFileSync(configPath, text);
+    server.deps.config.reload();
+    await server.checks.engine.reconcile();
+  };
+  await load(service('web2', 'other.test') + service('keep', 'file.test'));
+  const services = async () =>
+    ((await call(server, 'GET', '/api/v1/services')).body.services as Any[]).map((s) => [
+      s.name,
+      s.managed,
+      s.sites,
+    ]);
+  assert.deepEqual(await services(), [
+    ['keep', true, ['api.test', 'file.test']],
+    ['web2', true, ['other.test']],
+  ]);
+
+  await load('');
+  assert.equal(server.deps.config.error(), null);
+  assert.deepEqual(
+    await services(),
+    [['keep', false, ['api.test']]],
+    'web2 and the file site go; keep stays',
+  );
+
+  await load('[[check]]\nname = "web2"\nservice = "edge"\nevery = "1h"\n');
+  assert.equal(server.deps.config.error(), null);
+  assert.ok(idOf(server, 'web2'));
+  await load('[[check]]\nname = "keep"\nservice = "edge"\nevery = "1h"\n');
+  assert.equal(
+    server.deps.config.error(),
+    'check[0].name: collides with the service "keep", which has sites added through the API; rename the check (the whole file is rejected until then)',
+  );
+});

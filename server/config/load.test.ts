@@ -300,9 +300,12 @@ test('a collision with a panel check rejects the whole file', () => {
   assert.equal(
     errorOf(check('backend', 's', 'ping = "h"'), {
       env: {},
-      names: () => ({ checks: [], services: ['backend'] }),
+      names: () => ({
+        checks: [],
+        services: [{ name: 'backend', checks: true, sites: false, hosts: false }],
+      }),
     }),
-    'check[0].name: collides with the service "backend" of panel checks; rename the check (the whole file is rejected until then)',
+    'check[0].name: collides with the service "backend", which has panel checks; rename the check (the whole file is rejected until then)',
   );
 });
 

@@ -23,6 +23,7 @@ export function hostLimitSchema(key: HostLimit, off: string) {
   return z.number({ error: words }).min(1, words).max(hostLimitMax[key], words);
 }
 
+/** The message of a threshold out of range or of the wrong type. */
 export const hostLimitWords = (key: HostLimit, off: string) =>
   `must be a number from 1 to ${hostLimitMax[key]}, or ${off}`;
 

@@ -58,7 +58,7 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
       format: 'esm',
       codeSplitting: false,
       // V8 keeps the whole source in memory while the agent runs, and as two bytes a character when one
-      // is not Latin-1 (an ellipsis in a message): minified, ASCII only, it is 97 KB where it was 345 KB.
+      // is not Latin-1 (an ellipsis in a message): minified and ASCII only, it holds about 97 KB, not 345.
       // Names are kept for the stack traces of the agent's log.
       minify: true,
       keepNames: true,
@@ -93,7 +93,7 @@ const BUILTIN = '\0mon-builtin:';
  * Node's built-in modules reach the bundle through `require`, not `import`: an ES module that imports
  * one gets every export read, getters included, and some getters load a lot (`http.WebSocket` Node's
  * whole fetch and WebSocket client, `tls.rootCertificates` every root certificate, `crypto.webcrypto`
- * the Web Crypto API). On Node 24 that was 14 MB of the agent's memory for nothing it uses. Each
+ * the Web Crypto API): on Node 24, 14 MB of the agent's memory for nothing it uses. Each
  * built-in the code imports becomes a CommonJS module that requires it; rolldown reads its exports
  * where they are used.
  */

@@ -1,6 +1,7 @@
 /**
  * Duration text as mon writes it: a sequence of whole numbers with units, such as `500ms`, `30s`, `5m`,
- * `1h30m` or `2d`. mon.toml's durations and validation messages about millisecond fields use it.
+ * `1h30m` or `2d`. mon.toml's durations, the panel's duration fields and validation messages about
+ * millisecond fields use it. `spanText` is the other way: a span in words for people to read.
  */
 const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 type Unit = keyof typeof units;
@@ -23,4 +24,20 @@ export function formatDuration(ms: number): string {
     if (ms % units[unit] === 0) return `${ms / units[unit]}${unit}`;
   }
   return `${ms}ms`;
+}
+
+/**
+ * A span in words, in whole units rounded down: "0 s", "90 s", "12 min", "1 h 3 min", "24 h", "3 d 5 h".
+ * Seconds up to 2 minutes, hours up to 2 days: "60 s" and "24 h" read better than "1 min" and "1 d 0 h".
+ * Events' details, the log and notifications use it.
+ */
+export function spanText(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }

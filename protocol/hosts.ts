@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DiskSample } from './agent.ts';
 import { type CheckBody, checkBodySchema } from './check.ts';
+import { type HostLimit, hostLimitMax, hostLimits, MAX_IGNORED_MOUNTS } from './host-limits.ts';
 import type { CheckKind } from './kinds.ts';
 import type { CheckStatus } from './reads.ts';
 import { nameSchema } from './text.ts';
@@ -13,22 +14,33 @@ import { nameSchema } from './text.ts';
 /** `POST /api/v1/hosts`. */
 export const addHostSchema = z.strictObject({ name: nameSchema });
 
-/** A host alert threshold: percent (degrees Celsius for temperature), or null for off. */
-const limit = (max: number) => {
-  const words = `must be a number from 1 to ${max}, or null to turn the alert off`;
-  return z.number({ error: words }).min(1, words).max(max, words).nullable();
-};
+/**
+ * A host alert threshold in range: percent (degrees Celsius for temperature). `off` says how the body
+ * turns the alert off, for the message; the API's body and mon.toml's `[[host]]` differ only there.
+ */
+export function hostLimitSchema(key: HostLimit, off: string) {
+  const words = hostLimitWords(key, off);
+  return z.number({ error: words }).min(1, words).max(hostLimitMax[key], words);
+}
+
+/** The message of a threshold out of range or of the wrong type. */
+export const hostLimitWords = (key: HostLimit, off: string) =>
+  `must be a number from 1 to ${hostLimitMax[key]}, or ${off}`;
+
+/** Mount points the disk alert leaves out (`ignoreMounts`, `ignore_mounts` in mon.toml). */
+export const ignoreMountsSchema = z
+  .array(z.string().regex(/^\/\S*$/, 'must be an absolute mount path such as /boot'))
+  .max(MAX_IGNORED_MOUNTS, `must list at most ${MAX_IGNORED_MOUNTS} mounts`);
+
+/** Each threshold's schema, made by `of`. */
+export function hostLimitShape<S extends z.ZodType>(of: (key: HostLimit) => S): Record<HostLimit, S> {
+  return Object.fromEntries(hostLimits.map((key) => [key, of(key)])) as Record<HostLimit, S>;
+}
 
 /** `PUT /api/v1/hosts/{name}/alerts`: every key; null turns an alert off. */
 export const hostAlertsSchema = z.strictObject({
-  cpu: limit(100),
-  memory: limit(100),
-  swap: limit(100),
-  disk: limit(100),
-  temperature: limit(150),
-  ignoreMounts: z
-    .array(z.string().regex(/^\/\S*$/, 'must be an absolute mount path such as /boot'))
-    .max(100, 'must list at most 100 mounts'),
+  ...hostLimitShape((key) => hostLimitSchema(key, 'null to turn the alert off').nullable()),
+  ignoreMounts: ignoreMountsSchema,
 });
 export type HostAlertsBody = z.infer<typeof hostAlertsSchema>;
 /** The thresholds in force: `[[host]]`, the API's, or the defaults. */

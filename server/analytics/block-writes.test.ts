@@ -17,8 +17,9 @@ import {
   writeSiteBlocks,
 } from './block-writes.ts';
 import { nextBlock } from './blocks.ts';
+import { blocksWritten } from './blocks-written.ts';
 import { FIRST_PASS_DELAY_MS, pruneAnalytics } from './housekeeping.ts';
-import { blocksWritten, spanPieces } from './pieces.ts';
+import { spanPieces } from './pieces.ts';
 import { readSpan } from './ranges.ts';
 import { readServer, writeDims, writeErrorGroup, writeVitals } from './read-testkit.ts';
 import { RAW_RETENTION_MS } from './retention.ts';

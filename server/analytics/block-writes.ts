@@ -13,8 +13,8 @@ import {
   halvesOf,
   nextBlock,
 } from './blocks.ts';
+import { blocksWritten } from './blocks-written.ts';
 import { MAX_LIST_LIMIT } from './lists.ts';
-import { blocksWritten } from './pieces.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
 import { dayOf } from './rollups.ts';
 import { sitesIn } from './site-rows.ts';

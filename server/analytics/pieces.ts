@@ -1,25 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { DAY } from '../checks/rollups.ts';
-import { all, int, mapper, oneOf } from '../store/rows.ts';
-import { BLOCK_DAYS, type BlocksWritten, blockRes, dayPieces, type Piece } from './blocks.ts';
+import { dayPieces, type Piece } from './blocks.ts';
+import { blocksWritten } from './blocks-written.ts';
 import type { ReadSpan } from './ranges.ts';
-
-const writtenRow = mapper({ res: oneOf(BLOCK_DAYS.map(blockRes)), since: int, until: int });
-
-/** The blocks of `site` written (block-writes.ts), or null before its first block pass. */
-export function blocksWritten(db: DatabaseSync, site: string): BlocksWritten | null {
-  const rows = all(
-    db,
-    'SELECT res, since, until FROM analytics_blocks_written WHERE site = ?',
-    writtenRow,
-    site,
-  );
-  if (rows.length === 0) return null;
-  return {
-    since: rows[0]!.since,
-    until: new Map(rows.map((row) => [row.res, row.until])),
-  };
-}
 
 /**
  * The pieces a read of `span` sums for lists, Web Vitals and error counts: its hours, or its days

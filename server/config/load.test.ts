@@ -363,6 +363,18 @@ test('top-level tables are validated', () => {
   assert.equal(errorOf('[[service]]\nname = "s"\ntier = "gold"\n').split(':')[0], 'service[0].tier');
 });
 
+test("a [[host]] table takes the API's limits: at most 100 mounts left out", () => {
+  const mounts = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => `/mnt/${i}`));
+  assert.equal(
+    errorOf(`[[host]]\nname = "h"\nignore_mounts = ${mounts(101)}\n`),
+    'host[0].ignore_mounts: must list at most 100 mounts',
+  );
+  assert.equal(
+    configOf(`[[host]]\nname = "h"\nignore_mounts = ${mounts(100)}\n`).hosts[0]?.alerts.ignoreMounts.length,
+    100,
+  );
+});
+
 test('every target key keeps its references; a variable that is not set names it and the key', () => {
   const text = [
     check('web', 's', `url = "http://127.0.0.1:9/?apikey=\${MY_KEY}"`),

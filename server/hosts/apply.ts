@@ -1,3 +1,4 @@
+import { spanText } from '../../protocol/durations.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
 import type { Refuse } from '../store/ingest.ts';
@@ -12,7 +13,7 @@ import { insertLogLines } from './logs.ts';
 import { type Membership, membership } from './membership.ts';
 import { recordAgentRuns } from './runs.ts';
 import { applySamples, type JobContext } from './samples.ts';
-import { agentAlert, spanText } from './silence.ts';
+import { agentAlert } from './silence.ts';
 
 /** One request's frames on their way to storage. */
 export type FramesItem = {

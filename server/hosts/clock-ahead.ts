@@ -1,6 +1,6 @@
+import { spanText } from '../../protocol/durations.ts';
 import type { Deps } from '../deps.ts';
 import { type DecodedFrames, frameCount } from './decode.ts';
-import { spanText } from './silence.ts';
 
 /**
  * Frames dated more than this ahead of the server's clock are not applied. A synchronized clock is

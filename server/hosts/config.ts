@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { nameSchema } from '../../protocol/check.ts';
-import type { HostAlerts } from '../../protocol/hosts.ts';
+import { type HostLimit, hostLimits } from '../../protocol/host-limits.ts';
+import {
+  type HostAlerts,
+  hostLimitSchema,
+  hostLimitShape,
+  hostLimitWords,
+  ignoreMountsSchema,
+} from '../../protocol/hosts.ts';
 import { type Built, configSection, type TomlTable } from '../config/section.ts';
 
 /**
@@ -29,24 +36,14 @@ export const defaultHostAlerts: HostAlerts = {
 export type FileHost = { name: string; alerts: HostAlerts };
 
 /** A threshold: a number in range, `false` to turn the alert off, or `true` for the default. */
-const threshold = (max: number) => {
-  const message = `must be a number from 1 to ${max}, or false`;
-  return z.union([z.boolean(), z.number().min(1, message).max(max, message)], { error: message }).optional();
-};
+const threshold = (key: HostLimit) =>
+  z.union([z.boolean(), hostLimitSchema(key, 'false')], { error: hostLimitWords(key, 'false') }).optional();
 
 const fileHostSchema = z.strictObject({
   name: nameSchema,
-  cpu: threshold(100),
-  memory: threshold(100),
-  swap: threshold(100),
-  disk: threshold(100),
-  temperature: threshold(150),
-  ignore_mounts: z
-    .array(z.string().regex(/^\/\S*$/, 'must be an absolute mount path such as /boot'))
-    .default([]),
+  ...hostLimitShape(threshold),
+  ignore_mounts: ignoreMountsSchema.default([]),
 });
-
-const limits = ['cpu', 'memory', 'swap', 'disk', 'temperature'] as const;
 
 function thresholdValue(value: number | boolean | undefined, fallback: number | null): number | null {
   if (value === undefined || value === true) return fallback;
@@ -75,7 +72,7 @@ export const hostSection = configSection({
     if (value.length === 0) return {};
     const host = value.map((h) => {
       const out: TomlTable = { name: h.name };
-      for (const key of limits) {
+      for (const key of hostLimits) {
         const v = h.alerts[key];
         if (v !== defaultHostAlerts[key]) out[key] = v ?? false;
       }

@@ -153,7 +153,7 @@ test('after a restart silence counts from the start, not from the last frame: no
   assert.equal(
     (kit.db.prepare("SELECT detail FROM host_events WHERE kind = 'silent'").get() as { detail: string })
       .detail,
-    'no frame for 61 min',
+    'no frame for 1 h 1 min',
   );
   assert.equal(await connected(kit), 1);
 });

@@ -1,4 +1,5 @@
 import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
+import { spanText } from '../../protocol/durations.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { CheckResult } from '../checks/record.ts';
 import type { TimerHandle } from '../clock.ts';
@@ -26,14 +27,6 @@ export function agentAlert(host: string, state: HostAlert['state'], ts: number, 
 }
 
 const silentDetail = (host: string) => `the agent on ${host} is silent`;
-
-/** "60 s", "5 min", "3 h", "2 days": how long a host was without a frame. */
-export function spanText(ms: number): string {
-  if (ms < 120_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
-  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
-  if (ms < 48 * 3_600_000) return `${Math.round(ms / 3_600_000)} h`;
-  return `${Math.round(ms / 86_400_000)} days`;
-}
 
 const watchedRow = mapper({ name: text, lastSeen: int });
 const hostRow = mapper({ lastSeen: nullable(int), silentSince: nullable(int) });

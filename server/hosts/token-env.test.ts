@@ -78,7 +78,7 @@ test("a write token's host token is not sent the variables of mon.toml's checks;
   const kit = await tokenServer();
   t.after(() => kit.server.dispose());
 
-  // The audit's path: a write token makes web-3 a token, and its agent polls.
+  // A write token makes web-3 a token, and its agent polls: only variables listed in api_env reach it.
   const apiToken = await kit.addHost(kit.write);
   assert.equal(hostByToken(kit.server.deps.store.read, apiToken)?.tokenBy, 'api');
   const refused = await kit.poll(apiToken);

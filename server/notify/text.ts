@@ -1,3 +1,4 @@
+import { spanText } from '../../protocol/durations.ts';
 import type { Message, MessageAlert } from './message.ts';
 
 /**
@@ -29,24 +30,13 @@ export function utc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** "3 h 12 min", "45 s": how long something lasted. */
-export function lasted(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const min = Math.floor(s / 60);
-  if (min < 60) return `${min} min`;
-  const h = Math.floor(min / 60);
-  if (h < 48) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
-}
-
 /** The state line: "Open since 14:05 UTC (12 min)", "Resolved after 1 h 3 min", "Acknowledged by ana". */
 export function stateLine(m: Message): string {
   const { incident } = m;
   if (m.change === 'test') return 'This is a test of the channel. No incident is open.';
   if (incident.resolvedAt !== null)
-    return `Resolved at ${utc(incident.resolvedAt)} after ${lasted(incident.resolvedAt - incident.startedAt)}`;
-  const since = `Open since ${utc(incident.startedAt)} (${lasted(m.ts - incident.startedAt)})`;
+    return `Resolved at ${utc(incident.resolvedAt)} after ${spanText(incident.resolvedAt - incident.startedAt)}`;
+  const since = `Open since ${utc(incident.startedAt)} (${spanText(m.ts - incident.startedAt)})`;
   if (incident.acknowledgedAt !== null)
     return `${since}, acknowledged by ${incident.acknowledgedBy ?? 'someone'}`;
   return since;

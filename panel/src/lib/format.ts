@@ -109,17 +109,3 @@ export function parseDuration(text: string): number | null {
   }
   return Math.round(total);
 }
-
-/** Milliseconds back into the shortest exact text parseDuration reads. */
-export function durationText(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '';
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ] as const) {
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
-}

@@ -1,4 +1,5 @@
 import type { AgentCapability } from '../../../../protocol/agent.ts';
+import { hostLimitMax } from '../../../../protocol/host-limits.ts';
 import type { AgentInfo, CheckConflict, HostAlertNow, HostAlerts } from '../../../../protocol/hosts.ts';
 import { formatRelative, formatWhen } from '../../lib/format.ts';
 
@@ -68,11 +69,11 @@ export const metricWords: Record<HostAlertNow['metric'], string> = {
 
 /** The five thresholds, in the order the form shows them, with their words and unit. */
 export const thresholdFields = [
-  { key: 'cpu', label: 'CPU', unit: '%', max: 100 },
-  { key: 'memory', label: 'Memory', unit: '%', max: 100 },
-  { key: 'swap', label: 'Swap', unit: '%', max: 100 },
-  { key: 'disk', label: 'Disk', unit: '%', max: 100 },
-  { key: 'temperature', label: 'Temperature', unit: '°C', max: 150 },
+  { key: 'cpu', label: 'CPU', unit: '%', max: hostLimitMax.cpu },
+  { key: 'memory', label: 'Memory', unit: '%', max: hostLimitMax.memory },
+  { key: 'swap', label: 'Swap', unit: '%', max: hostLimitMax.swap },
+  { key: 'disk', label: 'Disk', unit: '%', max: hostLimitMax.disk },
+  { key: 'temperature', label: 'Temperature', unit: '°C', max: hostLimitMax.temperature },
 ] as const satisfies readonly { key: keyof HostAlerts; label: string; unit: string; max: number }[];
 
 /** A threshold in words: "above 90%", or "off". */

@@ -1,6 +1,7 @@
 import type { Assertion, CheckBody, CheckKind } from '../../../../../protocol/check.ts';
+import { formatDuration as durationText } from '../../../../../protocol/durations.ts';
 import { type AssertionKey, allowedAssertions, connectingKinds } from '../../../../../protocol/kinds.ts';
-import { durationText, formatDuration, parseDuration } from '../../../lib/format.ts';
+import { formatDuration, parseDuration } from '../../../lib/format.ts';
 
 /**
  * The check form's model, pure: its state is text as typed, turned into a check body on submit
@@ -159,6 +160,10 @@ function parseEquals(text: string): string | number | boolean {
   return text;
 }
 
+/** A duration field as mon writes durations ("90s", "1d"); empty when the body has none. */
+const fieldDuration = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? '' : durationText(ms);
+
 export function formFromBody(body: CheckBody): FormState {
   const expect: AssertionRow[] = (body.expect ?? []).map((a) => {
     const row: AssertionRow = {
@@ -188,14 +193,14 @@ export function formFromBody(body: CheckBody): FormState {
     method: body.method ?? 'GET',
     headers: Object.entries(body.headers ?? {}).map(([name, value]) => ({ key: newKey(), name, value })),
     allowLinkLocal: body.allowLinkLocal === true,
-    every: durationText(body.everyMs),
-    timeout: durationText(body.timeoutMs),
+    every: fieldDuration(body.everyMs),
+    timeout: fieldDuration(body.timeoutMs),
     from: body.from ?? '',
     expect,
     schedule: body.cron ? 'cron' : 'every',
     cron: body.cron ?? '',
     timezone: body.timezone ?? '',
-    grace: durationText(body.graceMs),
+    grace: fieldDuration(body.graceMs),
   };
 }
 

@@ -27,9 +27,20 @@ export function hostLimitSchema(key: HostLimit, off: string) {
 export const hostLimitWords = (key: HostLimit, off: string) =>
   `must be a number from 1 to ${hostLimitMax[key]}, or ${off}`;
 
-/** Mount points the disk alert leaves out (`ignoreMounts`, `ignore_mounts` in mon.toml). */
+/**
+ * Mount points the disk alert leaves out (`ignoreMounts`, `ignore_mounts` in mon.toml), matched
+ * exactly against the agent's mount points: spaces are allowed (the agent decodes the mount table's
+ * `\040`), and a trailing slash is dropped, so that `/boot/` ignores `/boot`.
+ */
 export const ignoreMountsSchema = z
-  .array(z.string().regex(/^\/\S*$/, 'must be an absolute mount path such as /boot'))
+  .array(
+    z
+      .string()
+      .max(4096, 'must be at most 4096 characters')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+      .regex(/^\/[^\u0000-\u001f\u007f]*$/, 'must be an absolute mount path such as /boot')
+      .transform((path) => path.replace(/(?<=.)\/+$/, '')),
+  )
   .max(MAX_IGNORED_MOUNTS, `must list at most ${MAX_IGNORED_MOUNTS} mounts`);
 
 /** Each threshold's schema, made by `of`. */

@@ -373,6 +373,12 @@ test("a [[host]] table takes the API's limits: at most 100 mounts left out", () 
     configOf(`[[host]]\nname = "h"\nignore_mounts = ${mounts(100)}\n`).hosts[0]?.alerts.ignoreMounts.length,
     100,
   );
+  assert.deepEqual(
+    configOf('[[host]]\nname = "h"\nignore_mounts = ["/mnt/My Drive", "/boot/"]\n').hosts[0]?.alerts
+      .ignoreMounts,
+    ['/mnt/My Drive', '/boot'],
+    'a space is part of a mount point; a trailing slash is dropped',
+  );
 });
 
 test('every target key keeps its references; a variable that is not set names it and the key', () => {

@@ -202,6 +202,18 @@ test('PUT /hosts/{name}/alerts takes every key, null for off, and names the fiel
   const kept = (await inject('GET', '/api/v1/hosts/web-1')).body as HostRead;
   assert.deepEqual(kept.alerts, apiAlerts, 'a refused body changes nothing');
 
+  // Mount points as the agent reports them: a space inside, a trailing slash dropped, control characters refused.
+  const spaced = { ...apiAlerts, ignoreMounts: ['/mnt/My Drive', '/boot/', '/'] };
+  assert.equal((await inject('PUT', '/api/v1/hosts/web-1/alerts', spaced)).status, 204);
+  const mounts = ((await inject('GET', '/api/v1/hosts/web-1')).body as HostRead).alerts.ignoreMounts;
+  assert.deepEqual(mounts, ['/mnt/My Drive', '/boot', '/']);
+  const control = await inject('PUT', '/api/v1/hosts/web-1/alerts', {
+    ...apiAlerts,
+    ignoreMounts: ['/a\nb'],
+  });
+  assert.equal(control.status, 422, control.text);
+  assert.match((control.body as Any).detail, /^ignoreMounts\[0\]: must be an absolute mount path/);
+
   const off = { cpu: null, memory: null, swap: null, disk: null, temperature: null, ignoreMounts: [] };
   assert.equal((await inject('PUT', '/api/v1/hosts/web-1/alerts', off)).status, 204);
   assert.deepEqual(((await inject('GET', '/api/v1/hosts/web-1')).body as HostRead).alerts, off);

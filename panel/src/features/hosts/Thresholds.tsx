@@ -3,7 +3,7 @@ import type { HostRead } from '../../../../protocol/hosts.ts';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useForm } from '../../lib/form.ts';
-import { thresholdFields, thresholdText } from './describe.ts';
+import { mountsText, thresholdFields, thresholdText } from './describe.ts';
 import { saveHostAlerts, useRefreshHosts } from './queries.ts';
 import { alertsBody, mountError, thresholdPaths } from './thresholds.ts';
 
@@ -48,7 +48,7 @@ export function Thresholds({ host, canWrite }: { host: HostRead; canWrite: boole
                 </Fragment>
               ))}
               <dt>Ignored mounts</dt>
-              <dd className="mono">{host.alerts.ignoreMounts.join(' ') || 'none'}</dd>
+              <dd className="mono">{mountsText(host.alerts.ignoreMounts) || 'none'}</dd>
             </dl>
             {host.fromFile ? (
               <p className="muted" data-testid="thresholds-file">
@@ -106,11 +106,11 @@ function ThresholdsForm({ host, onSaved }: { host: HostRead; onSaved: (saved: bo
       <Field
         {...form.field('ignoreMounts')}
         label="Ignored mounts"
-        hint="Mount paths, separated by spaces: neither charted as the fullest disk nor alerted on, such as /boot."
+        hint="Mount paths, separated by spaces (a space inside one written \040, as in /etc/fstab): neither charted as the fullest disk nor alerted on, such as /boot."
       >
         <input
           {...form.control('ignoreMounts', { hint: true })}
-          defaultValue={host.alerts.ignoreMounts.join(' ')}
+          defaultValue={mountsText(host.alerts.ignoreMounts)}
           placeholder="/boot"
           spellCheck={false}
         />

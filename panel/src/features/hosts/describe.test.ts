@@ -7,6 +7,7 @@ import {
   agentStateOf,
   conflictText,
   mountsOf,
+  mountsText,
   outdatedNote,
   serviceNameFor,
   thresholdText,
@@ -70,6 +71,9 @@ test('thresholds: numbers, empty for off, mounts split on spaces, commas and lin
   assert.equal(thresholdText(90, '%'), 'above 90%');
   assert.equal(thresholdText(85, '°C'), 'above 85 °C');
   assert.deepEqual(mountsOf('  '), []);
+  // A space inside a mount point is written as /etc/fstab writes it, both ways.
+  assert.deepEqual(mountsOf('/mnt/My\\040Drive /boot'), ['/mnt/My Drive', '/boot']);
+  assert.equal(mountsText(['/mnt/My Drive', '/boot']), '/mnt/My\\040Drive /boot');
 });
 
 test('thresholds: a word for a limit or a relative mount is refused at its field before sending', () => {

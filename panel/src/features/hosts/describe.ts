@@ -83,8 +83,13 @@ export function thresholdText(value: number | null, unit: string): string {
 
 /** `ignoreMounts` as typed: mount paths separated by spaces, commas or new lines. */
 export function mountsOf(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+  const paths = text.split(/[\s,]+/).filter(Boolean);
+  return [...new Set(paths.map((p) => p.replaceAll('\\040', ' ')))];
 }
+
+/** Mount paths as the form shows them: separated by spaces, a space inside one written `\040`. */
+export const mountsText = (mounts: readonly string[]) =>
+  mounts.map((m) => m.replaceAll(' ', '\\040')).join(' ');
 
 /** The name a discovered item's service gets by default: a unit's without `.service`. */
 export function serviceNameFor(item: { kind: 'container' | 'unit'; name: string }): string {

@@ -17,6 +17,8 @@ if (process.argv.includes('--version')) {
 }
 
 const log = createAgentLog();
+// What children run with (command checks, systemctl): the environment without MON_*, the token among them.
+const childEnv = commandEnv(env);
 let settings: ReturnType<typeof readSettings>;
 try {
   settings = readSettings(env);
@@ -36,8 +38,8 @@ try {
     version,
     log,
     clock: systemClock,
-    readers: hostReaders(settings.hostRoot, log),
-    commandEnv: commandEnv(env),
+    readers: hostReaders(settings.hostRoot, log, childEnv),
+    commandEnv: childEnv,
   });
 } catch (error) {
   if (!(error instanceof StateDirError)) throw error;

@@ -15,8 +15,15 @@ export type SampleReaders = {
   units: { read(ts: number): Promise<UnitSample[] | null> };
 };
 
-/** The readers of this host: files under the host root, the container runtime's socket, systemctl. */
-export function hostReaders(root: string, log: AgentLog): SampleReaders & { socketPath: string } {
+/**
+ * The readers of this host: files under the host root, the container runtime's socket, systemctl
+ * (run with `childEnv`, the environment without MON_* that main.ts makes with `commandEnv`).
+ */
+export function hostReaders(
+  root: string,
+  log: AgentLog,
+  childEnv: NodeJS.ProcessEnv,
+): SampleReaders & { socketPath: string } {
   const socketPath = defaultDockerSocket(root);
   return {
     host: createHostSampler({
@@ -27,7 +34,7 @@ export function hostReaders(root: string, log: AgentLog): SampleReaders & { sock
       },
     }),
     containers: createContainerReader({ socketPath }),
-    units: createUnitReader({ hostRoot: root }),
+    units: createUnitReader({ hostRoot: root, env: childEnv }),
     socketPath,
   };
 }

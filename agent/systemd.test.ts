@@ -16,6 +16,7 @@ import { test } from 'node:test';
 import { unitSchema } from '../protocol/agent.ts';
 import { FakeClock } from '../server/clock.ts';
 import { tempDir } from '../server/testing.ts';
+import { commandEnv } from './command.ts';
 import { type FakeUnit, showOutput, startFakeSystemd, typicalUnits } from './fixtures/systemd-units.ts';
 import { createUnitReader, parseShow, SHOW_ARGS, systemctlCommand, unitOf } from './systemd.ts';
 
@@ -23,6 +24,8 @@ import { createUnitReader, parseShow, SHOW_ARGS, systemctlCommand, unitOf } from
 // (agent/fixtures/systemctl), printing what `systemctl show` prints for the units of its world.
 
 const MiB = 2 ** 20;
+/** What main.ts hands the unit reader: the environment without MON_*. */
+const env = commandEnv(process.env);
 
 function fakeOf(t: { after: (fn: () => void) => void }, units: FakeUnit[] = typicalUnits(200)) {
   const fake = startFakeSystemd(units);
@@ -39,7 +42,7 @@ async function readAll(reader: ReturnType<typeof createUnitReader>, ts: number) 
 
 test('one systemctl show lists every loaded service with state, sub-state, restarts and memory', async (t) => {
   const fake = fakeOf(t);
-  const units = await readAll(createUnitReader({ systemctl: fake.systemctl }), Date.UTC(2026, 0, 1));
+  const units = await readAll(createUnitReader({ systemctl: fake.systemctl, env }), Date.UTC(2026, 0, 1));
   assert.deepEqual(fake.calls(), [SHOW_ARGS.join(' ')]);
   assert.deepEqual(SHOW_ARGS, [
     'show',
@@ -76,10 +79,26 @@ test('one systemctl show lists every loaded service with state, sub-state, resta
   );
 });
 
+test('systemctl runs with the environment it is given: without MON_*, so never with the host token', async (t) => {
+  const fake = fakeOf(t);
+  // The agent's own environment holds its token, as an agent started with MON_TOKEN does.
+  process.env.MON_TOKEN = `bth_${'s'.repeat(30)}`;
+  t.after(() => {
+    delete process.env.MON_TOKEN;
+  });
+  await readAll(createUnitReader({ systemctl: fake.systemctl, env: commandEnv(process.env) }), 0);
+  const names = fake.envNames();
+  assert.deepEqual(
+    names.filter((name) => name.startsWith('MON_')),
+    [],
+  );
+  assert.ok(names.includes('PATH') && names.includes('SYSTEMD_PAGER') && names.includes('LC_ALL'));
+});
+
 test('CPU is percent of one CPU from CPUUsageNSec over the wall time between samples', async (t) => {
   const clock = new FakeClock();
   const fake = fakeOf(t);
-  const reader = createUnitReader({ systemctl: fake.systemctl });
+  const reader = createUnitReader({ systemctl: fake.systemctl, env });
   const unit = (name: string) => {
     const found = fake.units.find((u) => u.name === name);
     assert.ok(found);
@@ -113,7 +132,7 @@ test('CPU is percent of one CPU from CPUUsageNSec over the wall time between sam
 
 test('a unit that fails shows as failed with its restarts, and one that goes away is dropped', async (t) => {
   const fake = fakeOf(t);
-  const reader = createUnitReader({ systemctl: fake.systemctl });
+  const reader = createUnitReader({ systemctl: fake.systemctl, env });
   await readAll(reader, 1_000_000);
   const worker = fake.units.find((u) => u.name === 'app-30.service');
   assert.ok(worker);
@@ -145,7 +164,7 @@ test('a unit that fails shows as failed with its restarts, and one that goes awa
 test('no systemd gives null and says why, never a throw', async (t) => {
   const fake = fakeOf(t);
   fake.notBooted(true);
-  const reader = createUnitReader({ systemctl: fake.systemctl });
+  const reader = createUnitReader({ systemctl: fake.systemctl, env });
   assert.equal(await reader.read(0), null);
   assert.equal(
     reader.problem(),
@@ -155,7 +174,7 @@ test('no systemd gives null and says why, never a throw', async (t) => {
   assert.equal((await reader.read(15_000))?.length, 198);
   assert.equal(reader.problem(), null);
 
-  const missing = createUnitReader({ systemctl: join(tmpdir(), 'mon-no-such-dir', 'systemctl') });
+  const missing = createUnitReader({ systemctl: join(tmpdir(), 'mon-no-such-dir', 'systemctl'), env });
   assert.equal(await missing.read(0), null);
   assert.match(missing.problem() ?? '', /^no systemd units: .*\/systemctl: not found$/);
 });
@@ -193,17 +212,14 @@ test("without systemctl of its own, an agent whose host root is mounted elsewher
   const world = typicalUnits(20);
   const root = hostRootWithSystemctl(world);
   t.after(() => root.remove());
-  const path = process.env.PATH;
-  process.env.PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
-  t.after(() => {
-    process.env.PATH = path;
-  });
+  // chroot where the Docker install's container has it.
+  const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
   const absent = join(tmpdir(), 'mon-no-such-dir', 'systemctl');
-  assert.deepEqual(systemctlCommand(root.dir, absent), {
+  assert.deepEqual(systemctlCommand(root.dir, absent, env), {
     command: 'chroot',
     args: [root.dir, '/usr/bin/systemctl', ...SHOW_ARGS],
   });
-  const reader = createUnitReader({ systemctl: absent, hostRoot: root.dir });
+  const reader = createUnitReader({ systemctl: absent, hostRoot: root.dir, env });
   const units = await readAll(reader, 0);
   assert.deepEqual(
     [...units.keys()].sort(),
@@ -214,18 +230,18 @@ test("without systemctl of its own, an agent whose host root is mounted elsewher
   );
   assert.equal(readFileSync(join(root.dir, 'calls'), 'utf8'), `${SHOW_ARGS.join(' ')}\n`);
   // Not for the root the agent runs in, nor one whose systemctl others may change, nor one without it.
-  assert.deepEqual(systemctlCommand('/', absent), { problem: `${absent}: not found` });
+  assert.deepEqual(systemctlCommand('/', absent, env), { problem: `${absent}: not found` });
   chmodSync(join(root.dir, 'usr/bin/systemctl'), 0o775);
   assert.equal(await reader.read(15_000), null);
   assert.equal(reader.problem(), `no systemd units: ${absent}: not found, here or as root's in ${root.dir}`);
   rmSync(join(root.dir, 'usr/bin/systemctl'));
-  assert.ok('problem' in systemctlCommand(root.dir, absent));
+  assert.ok('problem' in systemctlCommand(root.dir, absent, env));
 });
 
 // Where systemd runs, the real systemctl answers: this is for machines without it, like the ones tests run on.
 const noSystemdHere = existsSync('/usr/bin/systemctl') && !existsSync('/run/systemd/system');
 test('the real systemctl of a machine without systemd gives null', { skip: !noSystemdHere }, async () => {
-  const reader = createUnitReader({ systemctl: '/usr/bin/systemctl' });
+  const reader = createUnitReader({ systemctl: '/usr/bin/systemctl', env });
   assert.equal(await reader.read(0), null);
   assert.match(reader.problem() ?? '', /not been booted with systemd|Failed to connect to bus/);
 });

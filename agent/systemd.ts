@@ -80,8 +80,10 @@ const HOST_SYSTEMCTL = ['/usr/bin/systemctl', '/bin/systemctl'];
  */
 export function systemctlCommand(
   hostRoot: string,
-  systemctl = 'systemctl',
+  systemctl: string,
+  env: NodeJS.ProcessEnv,
 ): { command: string; args: string[] } | { problem: string } {
+  const runnable = (command: string) => runnableOn(env.PATH, command);
   if (runnable(systemctl)) return { command: systemctl, args: SHOW_ARGS };
   if (resolvePath(hostRoot) === '/') return { problem: `${systemctl}: not found` };
   const inside = HOST_SYSTEMCTL.find((file) => ownedByRoot(join(hostRoot, file)));
@@ -100,7 +102,19 @@ function ownedByRoot(file: string): boolean {
   }
 }
 
-export function createUnitReader(options: { systemctl?: string; hostRoot?: string } = {}): UnitReader {
+export type UnitReaderOptions = {
+  /**
+   * The environment systemctl runs with, its PATH included: the agent's without MON_* (`commandEnv`
+   * of command.ts, as main.ts, the one reader of process.env, hands it), so the host token never
+   * reaches a child.
+   */
+  env: NodeJS.ProcessEnv;
+  systemctl?: string;
+  hostRoot?: string;
+};
+
+export function createUnitReader(options: UnitReaderOptions): UnitReader {
+  const { env } = options;
   const systemctl = options.systemctl ?? 'systemctl';
   const hostRoot = options.hostRoot ?? '/';
   const cpuMarks = new Map<string, CpuMark>();
@@ -119,11 +133,11 @@ export function createUnitReader(options: { systemctl?: string; hostRoot?: strin
 
   return {
     async read(ts) {
-      const how = systemctlCommand(hostRoot, systemctl);
+      const how = systemctlCommand(hostRoot, systemctl, env);
       const answer =
         'problem' in how
           ? { stdout: '', problem: how.problem, stopped: true }
-          : await run(how.command, how.args);
+          : await run(how.command, how.args, env);
       const blocks = answer.stopped ? [] : parseShow(answer.stdout);
       // A non-zero exit with units listed (one unit that could not be read) still gives the others.
       if (answer.problem !== null && blocks.length === 0) {
@@ -212,6 +226,7 @@ function counter(text: string | undefined): number | null {
 async function run(
   command: string,
   args: string[],
+  env: NodeJS.ProcessEnv,
 ): Promise<{ stdout: string; problem: string | null; stopped: boolean }> {
   // A host without systemctl never loads node:child_process.
   const { spawn } = await import('node:child_process');
@@ -225,7 +240,7 @@ async function run(
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: TIMEOUT_MS,
         killSignal: 'SIGKILL',
-        env: { ...process.env, SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0', LC_ALL: 'C' },
+        env: { ...env, SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0', LC_ALL: 'C' },
       });
     } catch (error) {
       resolve({ stdout: '', problem: `${command}: ${(error as Error).message}`, stopped: true });
@@ -255,9 +270,9 @@ async function run(
   });
 }
 
-/** Whether `command` can be run: a path to an executable file, or a name of one on the PATH. */
-function runnable(command: string): boolean {
-  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+/** Whether `command` can be run: a path to an executable file, or a name of one on `path`. */
+function runnableOn(path: string | undefined, command: string): boolean {
+  const dirs = (path ?? '').split(':').filter(Boolean);
   const candidates = command.includes('/') ? [command] : dirs.map((dir) => join(dir, command));
   return candidates.some((file) => {
     try {

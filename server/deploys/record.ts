@@ -5,7 +5,10 @@ import { invalid } from '../problem.ts';
 import type { Tx } from '../store/writer.ts';
 import { type ChangeReport, type DeployReport, recordChange, recordDeploy, serviceExists } from './store.ts';
 
-/** One report waiting to be written; `answer` is filled by the job that stores it. */
+/** A deploy or change to write. */
+export type Report = { type: 'deploy'; report: DeployReport } | { type: 'change'; report: ChangeReport };
+
+/** One report waiting in the queue; `answer` is filled by the job that stores it. */
 type Item =
   | { type: 'deploy'; report: DeployReport; answer: DeployAnswer | null }
   | { type: 'change'; report: ChangeReport; answer: ChangeAnswer | null };
@@ -32,7 +35,9 @@ export function createRecorder(deps: Deps): Recorder {
           refuse(i, unknownService(service));
           return;
         }
-        store(tx, item);
+        // A batch that is split and written again sets the answer again: the committed write's stays.
+        if (item.type === 'deploy') item.answer = recordReport(tx, item);
+        else item.answer = recordReport(tx, item);
       });
     },
   });
@@ -54,13 +59,22 @@ export function createRecorder(deps: Deps): Recorder {
   };
 }
 
-function store(tx: Tx, item: Item): void {
-  // A batch that is split and written again sets the answer again: the committed write's stays.
+/**
+ * Writes one deploy or change in the caller's writer job: the one way a deploy or change is stored,
+ * for the API's and the webhook's queue above and for the agent's image changes
+ * (hosts/agent-deploys.ts), which commit with the frame that showed them. The caller has checked that
+ * the service exists. Nothing is dispatched: every reader of deploys reads the table when it reads
+ * (docs/architecture.md "Domain events"); the live keys go out after the commit.
+ */
+export function recordReport(tx: Tx, item: { type: 'deploy'; report: DeployReport }): DeployAnswer;
+export function recordReport(tx: Tx, item: { type: 'change'; report: ChangeReport }): ChangeAnswer;
+export function recordReport(tx: Tx, item: Report): DeployAnswer | ChangeAnswer {
+  let answer: DeployAnswer | ChangeAnswer;
   if (item.type === 'deploy') {
     const { id, merged } = recordDeploy(tx.db, item.report);
-    item.answer = { event_id: id, merged };
+    answer = { event_id: id, merged };
   } else {
-    item.answer = { event_id: recordChange(tx.db, item.report) };
+    answer = { event_id: recordChange(tx.db, item.report) };
   }
   const { service } = item.report;
   // Timelines, chart markers, likely causes and the overview show deploys and changes.
@@ -69,6 +83,7 @@ function store(tx: Tx, item: Item): void {
     liveKeys.incidents,
     ...(service === null ? [] : [liveKeys.service(service)]),
   );
+  return answer;
 }
 
 function unknownService(name: string) {

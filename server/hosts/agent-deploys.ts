@@ -1,5 +1,5 @@
-import { liveKeys } from '../../protocol/live.ts';
-import { recordChange, recordDeploy, serviceExists } from '../deploys/store.ts';
+import { recordReport } from '../deploys/record.ts';
+import { serviceExists } from '../deploys/store.ts';
 import type { Tx } from '../store/writer.ts';
 import type { ImageChange } from './items.ts';
 
@@ -17,7 +17,8 @@ export function shortImageId(imageId: string): string {
  * version = the image reference and its short id (`nginx:1.27 (0123456789ab)`), merged with a deploy
  * of the same service and version within 2 minutes (the API's, the webhook's, or the same image
  * rolled out on another host). A deploy needs a service: a container of none (or of a service not
- * stored yet) records a change bound to its host instead.
+ * stored yet) records a change bound to its host instead. Both go through the deploys feature's
+ * `recordReport` in the frame's writer job, so they commit with the frame that showed them.
  */
 export function recordImageChange(tx: Tx, host: string, ts: number, change: ImageChange): void {
   const { container: c, service, before } = change;
@@ -25,29 +26,26 @@ export function recordImageChange(tx: Tx, host: string, ts: number, change: Imag
   const now = `${c.image} (${shortImageId(c.imageId)})`;
   const description = clip(`container ${c.name} on ${host}: ${was} → ${now}`);
   if (service !== null && serviceExists(tx.db, service)) {
-    recordDeploy(tx.db, {
-      service,
-      version: clip(now),
+    const version = clip(now);
+    recordReport(tx, {
+      type: 'deploy',
+      report: { service, version, ts, by: null, url: null, description, source: 'agent', host },
+    });
+    return;
+  }
+  const what = clip(`container ${c.name} started from a new image ${now}`);
+  recordReport(tx, {
+    type: 'change',
+    report: {
       ts,
+      kind: 'change',
+      what,
+      service: null,
+      host,
       by: null,
       url: null,
       description,
       source: 'agent',
-      host,
-    });
-    tx.invalidate(liveKeys.overview, liveKeys.incidents, liveKeys.service(service));
-    return;
-  }
-  recordChange(tx.db, {
-    ts,
-    kind: 'change',
-    what: clip(`container ${c.name} started from a new image ${now}`),
-    service: null,
-    host,
-    by: null,
-    url: null,
-    description,
-    source: 'agent',
+    },
   });
-  tx.invalidate(liveKeys.overview, liveKeys.incidents);
 }

@@ -115,6 +115,36 @@ test('containers and units are kept as last seen, with their restarts, OOM kills
   assert.equal(kit.count('SELECT count(*) AS n FROM host_events'), 5, 'coming back is no restart');
 });
 
+test('a container that exits and is started again 3 times in 10 minutes fails, and its incident has the restarts as evidence', async (t) => {
+  const kit = await hostServer({ config: staticConfig({ services: [shop] }) });
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const at = (i: number) => T0 + i * 15_000;
+  const api = (i: number, over: Parameters<typeof container>[0] = {}) =>
+    container({ name: 'api', labels: { 'mon.service': 'shop' }, startedAt: at(i), ...over });
+  // Seen exited (code 0, so no alert of its own) between starts: `docker start`, an outside supervisor.
+  const exited = (i: number) => api(i, { state: 'exited', exitCode: 0 });
+  const runs = [api(0), exited(0), api(2), exited(2), api(4), exited(4), api(6)];
+  for (const [i, c] of runs.entries()) {
+    assert.equal((await kit.send(token, [sample(at(i), { containers: [c] })])).status, 200);
+  }
+  const alerts = kit.db
+    .prepare("SELECT detail, opened_at FROM incident_alerts WHERE key = 'container:web-1:api'")
+    .all();
+  assert.deepEqual(
+    alerts.map((a) => [a.detail, a.opened_at]),
+    [['restarted 3 times in 10 minutes', at(6)]],
+  );
+  const restarts = kit.db
+    .prepare("SELECT ts, subject, service, detail FROM host_events WHERE kind = 'restart' ORDER BY id")
+    .all();
+  assert.deepEqual(
+    restarts.map((e) => [e.ts, e.subject, e.service, e.detail]),
+    [at(2), at(4), at(6)].map((ts) => [ts, 'api', 'shop', 'container restarted']),
+    'the restarts the alert counted, as host events',
+  );
+});
+
 test('a container started from a new image records an agent deploy, or a change of its host without a service', async (t) => {
   const kit = await hostServer({ config: staticConfig({ services: [{ ...shop, hosts: [] }] }) });
   t.after(() => kit.server.dispose());

@@ -5,11 +5,11 @@ import { samplesStopped } from './thresholds.ts';
 /**
  * Container alerts (docs/hosts.md "Alerts"), pure: time comes in with each sample. Only containers of
  * a service are judged (the caller asks `membership`). A container fails when it
- * - restarts in a loop: 3 restarts or more within 10 minutes. A restart is seen sample to sample: the
- *   restart count rose (restarts by the restart policy; by how much it rose, never a drop: the count
- *   starts again at 0 when the daemon restarts), or it started again (a later `startedAt` on the same
- *   image: `docker restart`, autoheal, an outside supervisor, a container created anew under the same
- *   name, as `--rm` loops do), whichever says more;
+ * - restarts in a loop: 3 restarts or more within 10 minutes. A restart is seen sample to sample by
+ *   `restartsSince`, the rule host events use too: the restart count rose (restarts by the restart
+ *   policy; by how much it rose, never a drop: the count starts again at 0 when the daemon restarts),
+ *   or it started again (a later `startedAt` on the same image: `docker restart`, autoheal, an outside
+ *   supervisor, a container created anew under the same name, as `--rm` loops do), whichever says more;
  * - exited with an error: exited or dead with a non-zero exit code (so not restarting);
  * - stays unhealthy: its health check said unhealthy for 2 minutes or more.
  * Both spans need samples all along: after a gap in the host's samples longer than the agent's silence
@@ -74,7 +74,7 @@ export function judgeContainer(
   previous: number | null,
 ): { state: ContainerState; transition: ContainerTransition | null } {
   const gap = samplesStopped(previous, ts);
-  const restarted = state === null ? 0 : restartsSince(state, c);
+  const restarted = state === null ? 0 : restartsSince(state, c, ts);
   const restartedAt = gap && previous !== null ? previous : ts;
   const restartTimes = [
     ...(state?.restartTimes ?? []),
@@ -110,15 +110,33 @@ export function judgeContainer(
   };
 }
 
-/** Restarts between the state and this sample: the rise of the restart count, or 1 for a new start. */
-function restartsSince(state: ContainerState, c: ContainerSample): number {
-  // A new container of the same name counts from 0.
-  const counted = state.id === c.id ? Math.max(0, c.restarts - state.restarts) : c.restarts;
+/** A container as last seen under its name: what `restartsSince` compares a new sample with. */
+export type LastSeen = {
+  /** Its container id; null when not known (a `host_items` row stored before ids were kept). */
+  id: string | null;
+  restarts: number;
+  startedAt: number | null;
+  imageId: string | null;
+  /** Since when it is missing from the samples; null while it is there. */
+  goneSince: number | null;
+};
+
+/**
+ * How many times the container of a name restarted between the sighting `before` and the sample `c`
+ * at `ts`: the one rule for the restart loop alert and the `restart` host events (docs/hosts.md). The
+ * rise of the restart count (a new container id counts its own from 0; a drop counts nothing), or 1
+ * for a later start on the same image (whatever state it was seen in: exited and started again counts),
+ * whichever says more. A name gone from the samples 10 minutes or more is forgotten: 0.
+ */
+export function restartsSince(before: LastSeen, c: ContainerSample, ts: number): number {
+  if (before.goneSince !== null && ts - before.goneSince >= GONE_KEPT_MS) return 0;
+  const sameContainer = before.id === null || before.id === c.id;
+  const counted = sameContainer ? Math.max(0, c.restarts - before.restarts) : c.restarts;
   const startedAgain =
-    state.startedAt !== null &&
+    before.startedAt !== null &&
     c.startedAt !== null &&
-    c.startedAt > state.startedAt &&
-    state.imageId === c.imageId;
+    c.startedAt > before.startedAt &&
+    before.imageId === c.imageId;
   return Math.max(counted, startedAgain ? 1 : 0);
 }
 

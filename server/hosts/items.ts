@@ -3,6 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/agent.ts';
 import { all, bool, int, mapper, nullable, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { restartsSince } from './container-alerts.ts';
 import { type CountedItem, countItems, dismissedOf, itemKey, keepItemCounts } from './item-counts.ts';
 import type { Membership } from './membership.ts';
 import { addItemSample } from './rollups.ts';
@@ -24,6 +25,8 @@ export function itemId(host: string, kind: ItemKind, name: string): string {
 
 /** A container or unit as `host_items` holds it. */
 type ItemFields = {
+  /** The container's id (the Engine API's); null for units. */
+  containerId: string | null;
   state: string;
   subState: string | null;
   health: string | null;
@@ -44,6 +47,7 @@ type StoredItem = ItemFields & { kind: ItemKind; name: string; goneAt: number | 
 const storedRow = mapper({
   kind: oneOf<ItemKind>(['container', 'unit']),
   name: text,
+  containerId: nullable(text),
   state: text,
   subState: nullable(text),
   health: nullable(text),
@@ -69,10 +73,10 @@ export type HostEvent = {
   detail: string;
 };
 
-const upsertSql = `INSERT INTO host_items (host, kind, name, id, state, sub_state, health, restarts, exit_code,
-    oom_killed, image, image_id, started_at, labels, cpu, memory, first_seen, updated_at, gone_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
-  ON CONFLICT(host, kind, name) DO UPDATE SET state = excluded.state, sub_state = excluded.sub_state,
+const upsertSql = `INSERT INTO host_items (host, kind, name, id, container_id, state, sub_state, health, restarts,
+    exit_code, oom_killed, image, image_id, started_at, labels, cpu, memory, first_seen, updated_at, gone_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+  ON CONFLICT(host, kind, name) DO UPDATE SET container_id = excluded.container_id, state = excluded.state, sub_state = excluded.sub_state,
     health = excluded.health, restarts = excluded.restarts, exit_code = excluded.exit_code,
     oom_killed = excluded.oom_killed, image = excluded.image, image_id = excluded.image_id,
     started_at = excluded.started_at, labels = excluded.labels, cpu = excluded.cpu, memory = excluded.memory,
@@ -96,6 +100,7 @@ function moved(before: number | null, now: number | null, step: number): boolean
 function changed(before: StoredItem | undefined, now: ItemFields): boolean {
   if (!before || before.goneAt !== null) return true;
   return (
+    before.containerId !== now.containerId ||
     before.state !== now.state ||
     before.subState !== now.subState ||
     before.health !== now.health ||
@@ -112,6 +117,7 @@ function changed(before: StoredItem | undefined, now: ItemFields): boolean {
 }
 
 const containerFields = (c: ContainerSample): ItemFields => ({
+  containerId: c.id,
   state: c.state,
   subState: null,
   health: c.health,
@@ -127,6 +133,7 @@ const containerFields = (c: ContainerSample): ItemFields => ({
 });
 
 const unitFields = (u: UnitSample): ItemFields => ({
+  containerId: null,
   state: u.state,
   subState: u.subState,
   health: null,
@@ -160,7 +167,7 @@ export function applyItems(
   const stored = new Map<string, StoredItem>();
   for (const row of all(
     db,
-    `SELECT kind, name, state, sub_state, health, restarts, exit_code, oom_killed, image, image_id, started_at,
+    `SELECT kind, name, container_id, state, sub_state, health, restarts, exit_code, oom_killed, image, image_id, started_at,
        labels, cpu, memory, gone_at FROM host_items WHERE host = ?`,
     storedRow,
     host,
@@ -174,6 +181,7 @@ export function applyItems(
       kind,
       name,
       itemId(host, kind, name),
+      fields.containerId,
       fields.state,
       fields.subState,
       fields.health,
@@ -201,7 +209,7 @@ export function applyItems(
     const before = stored.get(key);
     const service = membership.serviceOf(host, 'container', c.name, c.labels);
     if (before) {
-      for (const e of containerEvents(before, c)) events.push({ ...e, subject: c.name, service });
+      for (const e of containerEvents(before, c, ts)) events.push({ ...e, subject: c.name, service });
       if (before.imageId !== null && before.imageId !== c.imageId)
         imageChanges.push({ container: c, service, before });
     }
@@ -256,18 +264,11 @@ export function addItemSamples(db: DatabaseSync, host: string, sample: SampleFra
 
 type Found = Omit<HostEvent, 'subject' | 'service'>;
 
-function containerEvents(before: StoredItem, c: ContainerSample): Found[] {
+function containerEvents(before: StoredItem, c: ContainerSample, ts: number): Found[] {
   const found: Found[] = [];
-  const sameImage = before.imageId === c.imageId;
-  // Started again while it was running (a `docker restart`, a crash the restart policy caught), or a
-  // restart the engine counted.
-  const startedAgain =
-    sameImage &&
-    before.state === 'running' &&
-    before.startedAt !== null &&
-    c.startedAt !== null &&
-    c.startedAt !== before.startedAt;
-  if (c.restarts > before.restarts || startedAgain) {
+  // The restart loop alert's rule (container-alerts.ts), so that an incident it opens has its evidence.
+  const restarted = restartsSince({ ...before, id: before.containerId, goneSince: before.goneAt }, c, ts);
+  if (restarted > 0) {
     const count = c.restarts > before.restarts ? ` (restart count ${c.restarts})` : '';
     found.push({ kind: 'restart', detail: `container restarted${count}` });
   }

@@ -1,16 +1,6 @@
-import { newId } from '../checks/manage.ts';
 import type { HostAlert } from '../events.ts';
-import { inMaintenanceAt } from '../windows/active.ts';
-import { closeAlert, failAgain, type IncidentJob, incidentToJoin, record, row } from './record.ts';
-import { openerScope } from './scope.ts';
-import {
-  type AlertRecord,
-  type IncidentRecord,
-  insertAlert,
-  insertIncident,
-  openAlert,
-  openIncidentOfHost,
-} from './store.ts';
+import { alertFailed, closeAlert, type IncidentJob, row } from './record.ts';
+import { openAlert } from './store.ts';
 
 /**
  * Host alerts in incidents (docs/incidents.md "Lifecycle"). A host's own alert (a threshold, its agent
@@ -32,49 +22,8 @@ function failureOf(e: HostAlert): string {
 }
 
 function hostAlertFailed(job: IncidentJob, e: HostAlert): void {
-  const { db, graph } = job;
-  const what = failureOf(e);
-  const about = { service: e.service, host: e.host };
-  const held = openAlert(db, e.key);
-  if (held) {
-    if (held.recoveredAt === null) return;
-    failAgain(job, held, e.detail, { ...row(e.ts, 'alert', `${what} again`, e.detail), ...about });
-    return;
-  }
-  const target = e.service === null ? openIncidentOfHost(db, e.host) : incidentToJoin(db, graph, e.service);
-  const alert: AlertRecord = {
-    incident: target?.id ?? newId(),
-    key: e.key,
-    checkId: null,
-    service: e.service,
-    host: e.host,
-    name: e.name,
-    detail: e.detail,
-    // In the incident of a service it depends on, or one its service joined as impact: impact.
-    impact: target !== undefined && e.service !== null && target.service !== e.service,
-    openedAt: e.ts,
-    recoveredAt: null,
-  };
-  if (target) {
-    insertAlert(db, alert);
-    const title = alert.impact ? `${what}: ${e.service} depends on ${target.service}` : what;
-    record(job, target, 'joined', e.ts, alert, { ...row(e.ts, 'alert', title, e.detail), ...about });
-    return;
-  }
-  const incident: IncidentRecord = {
-    id: alert.incident,
-    title: e.service === null ? what : `${e.service}: ${what}`,
-    service: e.service,
-    startedAt: e.ts,
-    acknowledgedAt: null,
-    acknowledgedBy: null,
-    resolvedAt: null,
-    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [alert], graph), e.ts),
-    topCause: null,
-  };
-  insertIncident(db, incident);
-  insertAlert(db, alert);
-  record(job, incident, 'opened', e.ts, alert, { ...row(e.ts, 'opened', what, e.detail), ...about });
+  const { key, name, service, host, ts, detail } = e;
+  alertFailed(job, { key, checkId: null, name, service, host, ts, detail, what: failureOf(e) });
 }
 
 function hostAlertRecovered(job: IncidentJob, e: HostAlert): void {

@@ -1,10 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { liveKeys } from '../../protocol/live.ts';
+import { newId } from '../checks/manage.ts';
 import type { IncidentChange } from '../events.ts';
 import type { Tx } from '../store/writer.ts';
+import { inMaintenanceAt } from '../windows/active.ts';
 import { likelyCauses } from './causes/index.ts';
 import type { ServiceGraph } from './graph.ts';
-import { scopeOf } from './scope.ts';
+import { openerScope, scopeOf } from './scope.ts';
 import {
   type AlertRecord,
   alertsOf,
@@ -12,8 +14,12 @@ import {
   getIncident,
   type IncidentEvent,
   type IncidentRecord,
+  insertAlert,
   insertEvent,
+  insertIncident,
+  openAlert,
   openIncidentOf,
+  openIncidentOfHost,
   openIncidentsOpenedBy,
   setRecovered,
   setResolved,
@@ -74,6 +80,80 @@ export function record(
     inMaintenance: incident.inMaintenance,
   });
   job.tx.invalidate(liveKeys.incident(incident.id), liveKeys.incidents, liveKeys.overview);
+}
+
+/** An alert that started failing: a check down (lifecycle.ts) or a host alert (host-alerts.ts). */
+export type FailingAlert = {
+  /** `check:<id>`, `host:<host>:<metric>`, `container:<host>:<name>`, `agent:<host>`. */
+  key: string;
+  checkId: string | null;
+  name: string;
+  /** Null for a host's own alert: it joins or opens the incident of its host. */
+  service: string | null;
+  host: string | null;
+  ts: number;
+  detail: string;
+  /** What fails, for titles and the timeline: "checkout down", "web-1: CPU above 90%". */
+  what: string;
+};
+
+/**
+ * An alert started failing (docs/incidents.md "Lifecycle"). One already failing in an open incident
+ * stays one alert (unknown → down after an agent's silence); a recovered one fails again in its
+ * incident ("… again"). Else it joins the open incident of its service, or of the closest service
+ * that service depends on (as impact); a host's own alert joins the incident its host opened; else
+ * it opens an incident, in maintenance when a window covers what it concerns.
+ */
+export function alertFailed(job: IncidentJob, e: FailingAlert): void {
+  const { db, graph } = job;
+  const { what } = e;
+  const held = openAlert(db, e.key);
+  if (held) {
+    if (held.recoveredAt === null) return;
+    const about = { check: e.checkId, service: e.service, host: held.host };
+    failAgain(job, held, e.detail, { ...row(e.ts, 'alert', `${what} again`, e.detail), ...about });
+    return;
+  }
+  const target =
+    e.service !== null
+      ? incidentToJoin(db, graph, e.service)
+      : e.host !== null
+        ? openIncidentOfHost(db, e.host)
+        : undefined;
+  const alert: AlertRecord = {
+    incident: target?.id ?? newId(),
+    key: e.key,
+    checkId: e.checkId,
+    service: e.service,
+    host: e.host,
+    name: e.name,
+    detail: e.detail,
+    // In the incident of a service it depends on, or one its service joined as impact: impact.
+    impact: target !== undefined && e.service !== null && target.service !== e.service,
+    openedAt: e.ts,
+    recoveredAt: null,
+  };
+  const about = { check: e.checkId, service: e.service, host: e.host };
+  if (target) {
+    insertAlert(db, alert);
+    const title = alert.impact ? `${what}: ${e.service} depends on ${target.service}` : what;
+    record(job, target, 'joined', e.ts, alert, { ...row(e.ts, 'alert', title, e.detail), ...about });
+    return;
+  }
+  const incident: IncidentRecord = {
+    id: alert.incident,
+    title: e.service === null ? what : `${e.service}: ${what}`,
+    service: e.service,
+    startedAt: e.ts,
+    acknowledgedAt: null,
+    acknowledgedBy: null,
+    resolvedAt: null,
+    inMaintenance: inMaintenanceAt(db, openerScope({ service: e.service }, [alert], graph), e.ts),
+    topCause: null,
+  };
+  insertIncident(db, incident);
+  insertAlert(db, alert);
+  record(job, incident, 'opened', e.ts, alert, { ...row(e.ts, 'opened', what, e.detail), ...about });
 }
 
 /** A recovered alert of an open incident fails again: the same alert, joined again ("down again"). */

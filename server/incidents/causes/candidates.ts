@@ -1,4 +1,5 @@
 import type { ChangeRow, DeployRow } from '../../../protocol/deploys.ts';
+import type { HostEventKind } from '../../hosts/evidence.ts';
 import type { ServiceGraph } from '../graph.ts';
 import { hostSymptomsOf } from './host-events.ts';
 
@@ -54,7 +55,7 @@ export type ExpiryCandidate = {
 /** A host event (`host_events`): likely-cause evidence recorded from an agent's samples. */
 export type HostEvent = {
   ts: number;
-  kind: 'restart' | 'oom' | 'unit_failed' | 'unit_restart' | 'threshold' | 'silent';
+  kind: HostEventKind;
   detail: string;
 };
 /**

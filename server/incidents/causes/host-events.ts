@@ -1,13 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Evidence } from '../../../protocol/incidents.ts';
-import { all, int, mapper, nullable, oneOf, text } from '../../store/rows.ts';
+import { hostEventsBetween } from '../../hosts/evidence.ts';
 import type { HostCandidate, HostEvent, HostSymptom, Reach, ScopeAlert } from './candidates.ts';
 import { HOST_TIME } from './formula.ts';
 
 /**
- * Likely causes from what agents saw on the incident's hosts (`host_events`): container restarts and
- * OOM kills, systemd units failed or restarted, thresholds crossed, an agent gone silent. One query,
- * bounded by the hosts and by time; the events become one candidate per container, unit, metric or
+ * Likely causes from what agents saw on the incident's hosts (the hosts feature's host events, read
+ * through `hostEventsBetween`): container restarts and OOM kills, systemd units failed or restarted,
+ * thresholds crossed, an agent gone silent. One query, bounded by the hosts and by time; the events become one candidate per container, unit, metric or
  * agent, with each event as evidence. What the incident's own host alerts are about is left out: a
  * `web-1: CPU above 90%` incident is not caused by web-1's CPU crossing its limit, nor `web-1: agent
  * silent` by that agent's silence (symptoms are never causes).
@@ -17,17 +17,6 @@ import { HOST_TIME } from './formula.ts';
 const MAX_EVENTS = 2000;
 /** Evidence lines a candidate shows at most, the newest. */
 const MAX_EVIDENCE = 10;
-
-const hostEventKinds = ['restart', 'oom', 'unit_failed', 'unit_restart', 'threshold', 'silent'] as const;
-
-const eventRow = mapper({
-  host: text,
-  ts: int,
-  kind: oneOf(hostEventKinds),
-  subject: text,
-  service: nullable(text),
-  detail: text,
-});
 
 const groupOf: Record<HostEvent['kind'], HostCandidate['kind']> = {
   restart: 'container',
@@ -56,16 +45,7 @@ export function hostSymptomsOf(alerts: readonly ScopeAlert[]): HostSymptom[] {
 
 export function hostCandidates(db: DatabaseSync, start: number, reach: Reach): HostCandidate[] {
   if (reach.hosts.size === 0) return [];
-  const rows = all(
-    db,
-    `SELECT host, ts, kind, subject, service, detail FROM host_events
-      WHERE host IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts <= ?
-      ORDER BY ts DESC, id DESC LIMIT ${MAX_EVENTS}`,
-    eventRow,
-    JSON.stringify([...reach.hosts.keys()]),
-    start - HOST_TIME.window,
-    start,
-  );
+  const rows = hostEventsBetween(db, [...reach.hosts.keys()], start - HOST_TIME.window, start, MAX_EVENTS);
   const symptom = (r: (typeof rows)[number]) =>
     reach.symptoms.some((s) => s.host === r.host && s.kind === r.kind && s.subject === r.subject);
   const byThing = new Map<string, HostCandidate>();

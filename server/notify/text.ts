@@ -47,9 +47,18 @@ export function alertLine(a: MessageAlert): string {
   return `${alertName(a)} ${alertState(a)}`;
 }
 
-/** Which alert, where: "login (api)", "disk (web-1)"; the first half of `alertLine`. */
+/**
+ * Which alert, where: "login (api)", "disk (web-1)", "queue-depth (shop, on web-1)" for a check an
+ * agent runs; the first half of `alertLine`. A container alert's name already says its host
+ * ("api-1 on web-1").
+ */
 export function alertName(a: MessageAlert): string {
-  const where = a.service ? ` (${a.service}${a.impact ? ', impact' : ''})` : a.host ? ` (${a.host})` : '';
+  const onHost = a.host !== null && !a.name.endsWith(` on ${a.host}`) ? `, on ${a.host}` : '';
+  const where = a.service
+    ? ` (${a.service}${onHost}${a.impact ? ', impact' : ''})`
+    : a.host
+      ? ` (${a.host})`
+      : '';
   return `${a.name}${where}`;
 }
 

@@ -92,6 +92,25 @@ describe('ntfy channel', () => {
     assert.match(resolved, /No likely cause found\./);
   });
 
+  test('an alert names the host its check runs on; a container alert already does', async () => {
+    const alerts = [
+      alertOf({ name: 'queue-depth', service: 'shop', host: 'web-1' }),
+      alertOf({ name: 'api-1 on web-1', service: 'shop', host: 'web-1', impact: true }),
+      alertOf({ name: 'web-1 CPU', service: null, host: 'web-1' }),
+    ];
+    await send(messageOf('opened', { failing: alerts, failingCount: 3, alertCount: 3 }));
+    const lines = utf8(topic.received[0]!.bytes).split('\n');
+    assert.ok(
+      lines.includes('- queue-depth (shop, on web-1) failing since 2026-11-23 14:05 UTC: connection refused'),
+    );
+    assert.ok(
+      lines.includes(
+        '- api-1 on web-1 (shop, impact) failing since 2026-11-23 14:05 UTC: connection refused',
+      ),
+    );
+    assert.ok(lines.includes('- web-1 CPU (web-1) failing since 2026-11-23 14:05 UTC: connection refused'));
+  });
+
   test('an incident without a panel URL sends no link', async () => {
     await send(messageOf('opened', { url: null }));
     assert.equal(topic.received[0]!.headers['x-click'], undefined);

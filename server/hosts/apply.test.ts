@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SampleFrame } from '../../protocol/agent.ts';
+import type { IncidentRead } from '../../protocol/incidents.ts';
 import { staticConfig } from '../config/service.ts';
 import { defaultHostAlerts } from './config.ts';
 import { itemId } from './items.ts';
@@ -142,6 +143,18 @@ test('a container that exits and is started again 3 times in 10 minutes fails, a
     restarts.map((e) => [e.ts, e.subject, e.service, e.detail]),
     [at(2), at(4), at(6)].map((ts) => [ts, 'api', 'shop', 'container restarted']),
     'the restarts the alert counted, as host events',
+  );
+  // They are what the incident is about, not its cause; an OOM kill of the container would be one.
+  const { incident } = kit.db
+    .prepare("SELECT incident FROM incident_alerts WHERE key = 'container:web-1:api'")
+    .get() as {
+    incident: string;
+  };
+  const read = (await kit.inject('GET', `/api/v1/incidents/${incident}`)).body as IncidentRead;
+  assert.deepEqual(
+    read.causes.map((c) => c.title),
+    [],
+    'a restart loop is not caused by its own restarts',
   );
 });
 

@@ -87,7 +87,7 @@ export type Reach = {
 };
 
 /** What one of an incident's own host alerts records as host events: a metric's crossings, an agent's silences. */
-export type HostSymptom = { host: string; kind: 'threshold' | 'silent'; subject: string };
+export type HostSymptom = { host: string; kind: 'threshold' | 'silent' | 'restart'; subject: string };
 
 /** An alert of an incident, as its key and host name it. */
 export type ScopeAlert = { key: string; host: string | null };

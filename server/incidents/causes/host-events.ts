@@ -28,9 +28,10 @@ const groupOf: Record<HostEvent['kind'], HostCandidate['kind']> = {
 };
 
 /**
- * The host events an incident's own alerts record: `host:<name>:<metric>` its metric's threshold
- * crossings, `agent:<name>` its agent's silences. Container alerts record none (restarts and OOM kills
- * are seen by the agent whatever the alert, and may explain it).
+ * The host events an incident's own alerts are about: `host:<name>:<metric>` its metric's threshold
+ * crossings, `agent:<name>` its agent's silences, `container:<host>:<name>` that container's restarts
+ * (a restart loop is not caused by its own restarts). A container's OOM kills stay causes: they
+ * explain its exits and restarts.
  */
 export function hostSymptomsOf(alerts: readonly ScopeAlert[]): HostSymptom[] {
   const symptoms: HostSymptom[] = [];
@@ -39,6 +40,8 @@ export function hostSymptomsOf(alerts: readonly ScopeAlert[]): HostSymptom[] {
     if (key === `agent:${host}`) symptoms.push({ host, kind: 'silent', subject: 'agent' });
     else if (key.startsWith(`host:${host}:`))
       symptoms.push({ host, kind: 'threshold', subject: key.slice(`host:${host}:`.length) });
+    else if (key.startsWith(`container:${host}:`))
+      symptoms.push({ host, kind: 'restart', subject: key.slice(`container:${host}:`.length) });
   }
   return symptoms;
 }

@@ -10,6 +10,7 @@ import { createChecks } from './checks/feature.ts';
 import { checksForExport, panelCheckNames, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { configFeature } from './config/feature.ts';
+import { lastGoodText } from './config/last-good.ts';
 import type { ConfigService } from './config/service.ts';
 import { createFileConfig } from './config/watch.ts';
 import { createDeploys } from './deploys/feature.ts';
@@ -120,6 +121,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       storedChannels: () => panelChannels(store.read),
       // A reload or a rejected file can change any screen (and the panel's config-error banner).
       onStatus: () => bus.publish(liveKeys.all),
+      lastGood: lastGoodText(store, log),
     });
   const deps: Deps = Object.freeze({
     store,

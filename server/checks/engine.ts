@@ -111,8 +111,8 @@ export class CheckEngine {
     this.scheduler.start();
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);
     this.plan(() => pruneResults(this.deps, [...this.entries.keys()]), HOUR);
-    // A mon.toml rejected at start leaves an empty configuration: its checks stay as stored (running,
-    // history kept) until a good file loads, rather than being deleted.
+    // A mon.toml rejected at start: its checks stay as stored (running, history kept), as the last good
+    // file left them, until a good file loads; never deleted because the file has an error.
     if (this.deps.config.error() === null) await this.reconcile();
     else this.deps.log.warn('mon.toml has an error: its checks run as last loaded');
     this.unsubscribe = this.deps.config.onChange(() => void this.reconcile());

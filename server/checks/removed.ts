@@ -2,13 +2,14 @@ import type { DatabaseSync } from 'node:sqlite';
 import { all, exists, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { DAY } from './rollups.ts';
+import { initialState } from './state.ts';
 import { type CheckRecord, deleteHistory, ensureService, getCheck } from './store.ts';
 
 /**
  * File checks taken out of mon.toml are set aside rather than deleted: the row moves to
  * `removed_checks` (so it neither runs, nor shows in reads, nor holds its name), while its runs,
  * rollups and changes stay under its id. Put back under the same name within a day, the check comes
- * back with its id, history and ping URL; after that day it is purged for good (prune.ts).
+ * back with its id, history and ping URL (its status starts afresh); after that day it is purged for good (prune.ts).
  * An editor that empties mon.toml for a moment while it saves therefore costs nothing.
  */
 export const KEEP_REMOVED_MS = DAY;
@@ -65,9 +66,10 @@ export function setAside(db: DatabaseSync, id: string, now: number): void {
 }
 
 /**
- * Puts back the check removed under `name` less than a day before `now`, as it was, in its service
- * (made again if it went); null when there is none. Its ping token hash comes back unless another
- * check took it meanwhile.
+ * Puts back the check removed under `name` less than a day before `now`, in its service (made again if
+ * it went); null when there is none. Its ping token hash comes back unless another check took it
+ * meanwhile. Its status starts afresh, as a new check's: its removal closed its alert, so a check put
+ * back while still failing must go down again (two failed runs) to open an incident.
  */
 export function takeBack(db: DatabaseSync, name: string, now: number): CheckRecord | null {
   const row = one(
@@ -90,6 +92,11 @@ export function takeBack(db: DatabaseSync, name: string, now: number): CheckReco
     `INSERT INTO checks (${checkColumns}) SELECT ${checkColumns} FROM removed_checks WHERE id = ?`,
   ).run(row.id);
   statement(db, 'DELETE FROM removed_checks WHERE id = ?').run(row.id);
+  const fresh = initialState();
+  statement(
+    db,
+    'UPDATE checks SET status = ?, since = ?, fail_streak = ?, ok_streak = ?, ok_since = ? WHERE id = ?',
+  ).run(fresh.status, fresh.since, fresh.failStreak, fresh.okStreak, fresh.okSince, row.id);
   return getCheck(db, row.id);
 }
 

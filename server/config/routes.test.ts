@@ -33,7 +33,10 @@ test('config status and export routes read the mon.toml service', async (t) => {
 
   const status = await server.app.inject({ url: '/api/v1/config/status' });
   assert.equal(status.statusCode, 200);
-  assert.deepEqual(status.json(), { error: 'check[0].every: use a duration such as 30s, 5m or 1h30m' });
+  assert.deepEqual(status.json(), {
+    error: 'check[0].every: use a duration such as 30s, 5m or 1h30m',
+    inForce: 'empty',
+  });
 
   writeFileSync(
     configPath,
@@ -42,6 +45,7 @@ test('config status and export routes read the mon.toml service', async (t) => {
   server.deps.config.reload();
   assert.deepEqual((await server.app.inject({ url: '/api/v1/config/status' })).json(), {
     error: null,
+    inForce: 'file',
   } satisfies ConfigStatus);
 
   const exported = await server.app.inject({ url: '/api/v1/config/export' });

@@ -1,3 +1,4 @@
+import type { ConfigStatus } from '../../protocol/config.ts';
 import type { OutsideNames } from './collisions.ts';
 import { type ConfigExport, exportConfig } from './export.ts';
 import type { ManagedNames, StoredChannel, StoredCheck } from './section.ts';
@@ -16,10 +17,18 @@ export type ConfigProviders = {
   storedChannels?: () => StoredChannel[];
 };
 
+/**
+ * Which configuration `current()` is: the file's (`file`, also an empty one for a missing file), the
+ * last one that loaded while the file has an error (`lastGood`), or an empty one because the file was
+ * bad at start and no earlier file loads (`empty`).
+ */
+export type ConfigInForce = ConfigStatus['inForce'];
+
 export interface ConfigService {
   current(): LiveConfig;
   /** The current config-file error, or null when the file is fine. */
   error(): string | null;
+  inForce(): ConfigInForce;
   /** Calls `listener` after each successful reload. Returns the unsubscribe function. */
   onChange(listener: (config: LiveConfig) => void): () => void;
   /** Re-reads and re-checks the file now, also when unchanged but rejected (e.g. after a panel check
@@ -64,6 +73,7 @@ export function staticConfig(
   return {
     current: () => value,
     error: () => null,
+    inForce: () => 'file',
     onChange: () => () => {},
     reload: () => {},
     export: () =>

@@ -104,6 +104,31 @@ test('a bad file at start gives an empty configuration and the error', (t) => {
   assert.match(config.error() ?? '', /^line 1, column \d+: /);
 });
 
+test('a bad file at start runs on the last good text, unless that no longer loads; a good file replaces it', (t) => {
+  const { dir, remove } = tempDir();
+  const path = join(dir, 'mon.toml');
+  writeFileSync(path, 'check = [');
+  let kept: string | null =
+    `${checkText('kept')}[[check]]\nname = "pg"\nservice = "db"\ntcp = "\${DB}:5432"\n`;
+  const lastGood = { read: () => kept, save: (text: string) => (kept = text) };
+  const log = recordingLog();
+  const withDb = createFileConfig({ path, env: { DB: 'db.internal' }, log, lastGood });
+  const withoutDb = createFileConfig({ path, env: {}, log, lastGood });
+  t.after(() => {
+    withDb.close();
+    withoutDb.close();
+    remove();
+  });
+  assert.deepEqual([names(withDb), withDb.inForce()], [['kept', 'pg'], 'lastGood']);
+  assert.match(withDb.error() ?? '', /^line 1, column \d+: /);
+  assert.deepEqual([names(withoutDb), withoutDb.inForce()], [[], 'empty']);
+  assert.ok(log.lines.some((l) => l.includes('the last good config no longer loads') && l.includes('DB')));
+
+  writeFileSync(path, checkText('new'));
+  withDb.reload();
+  assert.deepEqual([names(withDb), withDb.inForce(), kept], [['new'], 'file', checkText('new')]);
+});
+
 test('reload() retries a file rejected for a panel collision once the panel check is gone', (t) => {
   const { dir, remove } = tempDir();
   const path = join(dir, 'mon.toml');

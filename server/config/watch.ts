@@ -4,8 +4,15 @@ import { basename, dirname } from 'node:path';
 import type { Env } from '../../protocol/env-refs.ts';
 import type { Log } from '../log.ts';
 import { exportConfig } from './export.ts';
+import type { LastGoodText } from './last-good.ts';
 import { type Loaded, loadConfigText } from './load.ts';
-import { type ConfigProviders, type ConfigService, emptyConfig, type LiveConfig } from './service.ts';
+import {
+  type ConfigInForce,
+  type ConfigProviders,
+  type ConfigService,
+  emptyConfig,
+  type LiveConfig,
+} from './service.ts';
 
 export type FileConfigOptions = ConfigProviders & {
   path: string;
@@ -19,6 +26,8 @@ export type FileConfigOptions = ConfigProviders & {
   fsWatch?: boolean;
   /** Called after each read of a changed file, accepted or rejected (the live stream tells the panel). */
   onStatus?: () => void;
+  /** Where the text of the last file that loaded is kept, for a start with a bad file. */
+  lastGood?: LastGoodText;
 };
 
 /**
@@ -33,13 +42,15 @@ const SETTLE_MS = 500;
  * (fs.watch on the directory catches writes and rename-saves; a stat poll is the backstop), once the
  * saved file has stayed the same for SETTLE_MS. A file is parsed, validated and checked for
  * collisions as a whole and only then swapped in; a bad file changes nothing and its error is shown by
- * `error()`. A missing file is an empty configuration; a bad file at start leaves the server on an
- * empty configuration with the error shown.
+ * `error()`. A missing file is an empty configuration. The text of each file that loads is kept
+ * (`lastGood`): a bad (or unreadable) file at start runs on that text, the last good configuration, as
+ * after a rejected save, with the error shown; on an empty configuration only when none loads.
  */
 export function createFileConfig(options: FileConfigOptions): ConfigService {
   const { path, env, log } = options;
   let loaded: Loaded = { config: emptyConfig(), references: new Map() };
   let error: string | null = null;
+  let inForce: ConfigInForce = 'file';
   let lastHash: string | null = null;
   let lastStat = '';
   const listeners = new Set<(config: LiveConfig) => void>();
@@ -63,6 +74,8 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
     } catch (e) {
       error = `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
       log.error('config file unreadable', { path, error });
+      if (lastHash === null) startOnLastGood();
+      else if (inForce === 'file') inForce = 'lastGood';
       return;
     }
     const hash = text === null ? 'missing' : createHash('sha256').update(text).digest('hex');
@@ -80,18 +93,15 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
     pending = null;
     const first = lastHash === null;
     lastHash = hash;
-    let result: ReturnType<typeof loadConfigText>;
-    try {
-      result = loadConfigText(text ?? '', { env, ...(options.names ? { names: options.names } : {}) });
-    } catch (e) {
-      result = { ok: false, error: `cannot load: ${(e as Error).message}` };
-    }
+    const result = load(text ?? '');
     if (!result.ok) {
       error = result.error;
       options.onStatus?.();
+      if (first) startOnLastGood();
+      else if (inForce === 'file') inForce = 'lastGood';
       log.error(
         first
-          ? 'config file rejected at start; running with an empty configuration'
+          ? `config file rejected at start; running with ${inForce === 'lastGood' ? 'the last good' : 'an empty'} configuration`
           : 'config file rejected; keeping the last good configuration',
         {
           path,
@@ -102,6 +112,8 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
     }
     loaded = { config: result.config, references: result.references };
     error = null;
+    inForce = 'file';
+    options.lastGood?.save(text ?? '');
     const c = result.config;
     log.info(
       text === null
@@ -128,6 +140,31 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
     }
   };
 
+  function load(text: string): ReturnType<typeof loadConfigText> {
+    try {
+      return loadConfigText(text, { env, ...(options.names ? { names: options.names } : {}) });
+    } catch (e) {
+      return { ok: false, error: `cannot load: ${(e as Error).message}` };
+    }
+  }
+
+  /** The file is bad at start: the last text that loaded is in force, if it still loads. */
+  function startOnLastGood(): void {
+    inForce = 'empty';
+    const text = options.lastGood?.read() ?? null;
+    if (text === null) return;
+    const result = load(text);
+    if (!result.ok) {
+      // Its environment or the panel's names changed since; its error, not its text, is logged.
+      log.error('the last good config no longer loads; running with an empty configuration', {
+        error: result.error,
+      });
+      return;
+    }
+    loaded = { config: result.config, references: result.references };
+    inForce = 'lastGood';
+  }
+
   check(false);
 
   const soon = () => later(options.debounceMs ?? 100);
@@ -153,6 +190,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
   return {
     current: () => loaded.config,
     error: () => error,
+    inForce: () => inForce,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import type { IncidentRead, IncidentsList } from '../../protocol/incidents.ts';
 import { addHost, checkServer } from '../checks/testkit.ts';
@@ -14,8 +15,9 @@ import { deliveryServer, fileAlert, webhookAlert } from './testkit.ts';
 
 /**
  * A channel that is missing is not a channel that was removed: while mon.toml has an error, mon runs
- * without its `[[alert]]` channels and their notifications wait; a mon.toml that loads without the
- * channel, or a channel deleted in the panel, drops them.
+ * on the last good file (its channels send), or, when none loads, without its `[[alert]]` channels,
+ * and their notifications wait; a mon.toml that loads without the channel, or a channel deleted in
+ * the panel, drops them.
  */
 
 const MIN = 60_000;
@@ -82,7 +84,7 @@ async function waitingThenStopped(t: { after: (fn: () => unknown) => void }) {
   return { receiver, dir, file, clock };
 }
 
-test('restarted with a mon.toml that has an error, mon keeps the notifications of its channels; fixed, it sends them', async (t) => {
+test('restarted with a mon.toml that has an error, mon runs on the last good file: its channels keep sending', async (t) => {
   const { receiver, dir, file, clock } = await waitingThenStopped(t);
 
   writeFileSync(file, `${monToml(receiver.url)}[[alert]\n`);
@@ -90,6 +92,26 @@ test('restarted with a mon.toml that has an error, mon keeps the notifications o
   const second = await serverOn(dir, new FakeClock(clock.now()));
   t.after(() => second.server.dispose());
   assert.match(second.server.deps.config.error() ?? '', /./, 'the file has an error');
+  assert.equal(second.server.deps.config.inForce(), 'lastGood');
+  assert.equal(second.server.deps.config.current().alerts.length, 1, 'the last good channels are in force');
+  await second.clock.advance(10 * MIN);
+  await within(5000, 'sent at its next attempt', () => second.outbox()[0]?.state === 'sent');
+  assert.equal(receiver.received.length, 2);
+});
+
+test('restarted with a mon.toml that has an error and no good file kept, mon keeps the notifications of its channels; fixed, it sends them', async (t) => {
+  const { receiver, dir, file, clock } = await waitingThenStopped(t);
+  // As in a database from before mon kept the text of the last good file.
+  const db = new DatabaseSync(join(dir, 'mon.db'));
+  db.exec("DELETE FROM meta WHERE key = 'config_last_good'");
+  db.close();
+
+  writeFileSync(file, `${monToml(receiver.url)}[[alert]\n`);
+  receiver.answer = () => ({ status: 200 });
+  const second = await serverOn(dir, new FakeClock(clock.now()));
+  t.after(() => second.server.dispose());
+  assert.match(second.server.deps.config.error() ?? '', /./, 'the file has an error');
+  assert.equal(second.server.deps.config.inForce(), 'empty');
   assert.equal(second.server.deps.config.current().alerts.length, 0, 'mon runs without its channels');
   await second.clock.advance(10 * MIN);
   await pause();

@@ -111,7 +111,11 @@ function ConfigError() {
   if (!error) return null;
   return (
     <div className="alert error" role="alert">
-      <strong>mon.toml has an error; the last good version stays in effect.</strong>
+      <strong>
+        {status.data?.inForce === 'empty'
+          ? 'mon.toml has an error and no earlier version loads; mon runs without it until it is fixed.'
+          : 'mon.toml has an error; the last good version stays in effect.'}
+      </strong>
       <pre>{error}</pre>
     </div>
   );

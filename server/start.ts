@@ -10,7 +10,6 @@ import { createChecks } from './checks/feature.ts';
 import { checksForExport, panelCheckNames, panelServiceNames } from './checks/store.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { configFeature } from './config/feature.ts';
-import { lastGoodText } from './config/last-good.ts';
 import type { ConfigService } from './config/service.ts';
 import { createFileConfig } from './config/watch.ts';
 import { createDeploys } from './deploys/feature.ts';
@@ -31,6 +30,7 @@ import type { NotifyOptions } from './notify/options.ts';
 import { panelChannels } from './notify/targets.ts';
 import { createOverview } from './overview/feature.ts';
 import { openStore, type StoreOptions } from './store/db.ts';
+import { lastGoodText } from './store/last-good-config.ts';
 import { createWatchdog } from './watchdog/feature.ts';
 import { createWindows } from './windows/feature.ts';
 

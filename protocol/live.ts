@@ -18,7 +18,10 @@ export const liveKeys = {
   overview: 'overview',
   incidents: 'incidents',
   drafts: 'drafts',
-  /** Web analytics: stored tracker events (page views, visits, errors, Web Vitals) of any site. */
+  /**
+   * Web analytics: stored tracker events (page views, visits, errors, Web Vitals) of any site; a
+   * stream sends it at most once per 10 s (server/live/stream.ts).
+   */
   analytics: 'analytics',
   /** A service, its checks, their detail and history. */
   service: (name: string) => `service:${name}` as const,

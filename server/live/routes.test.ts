@@ -109,6 +109,43 @@ describe('GET /api/v1/stream', () => {
     }
   });
 
+  test('sends `analytics` at most once per 10 s, holding no other key; `*` stands for it', async () => {
+    const stream = await open();
+    const events = (t: string) => t.split('\n\n').length - 1;
+    try {
+      // Just opened: its client has just read what it shows, so analytics waits for the 10 s mark.
+      server.deps.bus.publish('analytics', 'overview');
+      await clock.advance(0);
+      await until(stream, (t) => events(t) === 1);
+      await clock.advance(9_999);
+      assert.equal(await quiet(stream), 'data: {"invalidate":["overview"]}\n\n');
+      await clock.advance(1);
+      await until(stream, (t) => events(t) === 2);
+      assert.ok(stream.text().endsWith('data: {"invalidate":["analytics"]}\n\n'));
+      // `*` at 15 s reloads analytics too: the next one waits until 25 s, other keys do not.
+      await clock.advance(5_000);
+      server.deps.bus.publish('analytics');
+      server.deps.bus.publish('*');
+      await clock.advance(0);
+      await until(stream, (t) => events(t) === 3);
+      await clock.advance(1_000);
+      server.deps.bus.publish('analytics');
+      server.deps.bus.publish('incidents');
+      await clock.advance(8_999);
+      await until(stream, (t) => events(t) === 4);
+      assert.ok(
+        (await quiet(stream)).endsWith(
+          'data: {"invalidate":["*"]}\n\ndata: {"invalidate":["incidents"]}\n\n',
+        ),
+      );
+      await clock.advance(1);
+      await until(stream, (t) => events(t) === 5);
+      assert.ok(stream.text().endsWith('data: {"invalidate":["analytics"]}\n\n'));
+    } finally {
+      stream.close();
+    }
+  });
+
   test('sends a ping comment after 25 idle seconds', async () => {
     const stream = await open();
     try {

@@ -2,6 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { IncidentHost } from '../../protocol/hosts.ts';
 import { chooseStep, MINUTE } from '../checks/rollups.ts';
 import { all, int, mapper, oneOf, text } from '../store/rows.ts';
+import { GONE_ITEM_KEEP_MS } from './housekeeping.ts';
 import { readHostSeries, readItemSeries } from './rollups.ts';
 
 /**
@@ -54,24 +55,45 @@ export function incidentHosts(
   });
 }
 
+/**
+ * The items whose rollups the ranking reads, so that it reads by the primary keys of `host_items` and
+ * `item_rollups` (host, kind, name first), never by `item_rollups_by_age`, which would read every
+ * host's items in the span (DESIGN rule 4). A span that starts within GONE_ITEM_KEEP_MS of now reads
+ * the host's listed items: every item a sample listed since then still has its row (an item only in
+ * samples that came after newer ones, an outage's, has none: it is left out). An older span walks the
+ * host's names in `item_rollups` itself, one seek per name, as items gone since then were forgotten.
+ */
+const LISTED_ITEMS = 'SELECT kind, name FROM host_items WHERE host = ?1';
+const ROLLUP_ITEMS = `WITH RECURSIVE names(kind, name) AS (
+    SELECT k.kind, (SELECT min(name) FROM item_rollups WHERE host = ?1 AND kind = k.kind)
+      FROM (SELECT 'container' AS kind UNION ALL SELECT 'unit') AS k
+    UNION ALL
+    SELECT kind, (SELECT min(name) FROM item_rollups WHERE host = ?1 AND kind = names.kind AND name > names.name)
+      FROM names WHERE name IS NOT NULL)
+  SELECT kind, name FROM names WHERE name IS NOT NULL`;
+
+/** The ranking over `items` (a query of kind, name); CROSS JOIN keeps the items the outer loop. */
+const largestItemsSql = (items: string) =>
+  `WITH items(kind, name) AS (${items})
+   SELECT kind, name FROM (
+       SELECT kind, name, row_number() OVER (
+           PARTITION BY kind ORDER BY mem DESC NULLS LAST, cpu DESC NULLS LAST, name) AS rank
+         FROM (SELECT i.kind, i.name, sum(r.mem_sum) / sum(r.mem_n) AS mem, sum(r.cpu_sum) / sum(r.cpu_n) AS cpu
+                 FROM items AS i CROSS JOIN item_rollups AS r
+                WHERE r.host = ?1 AND r.kind = i.kind AND r.name = i.name
+                  AND r.res = ?2 AND r.bucket >= ?3 AND r.bucket < ?4
+                GROUP BY i.kind, i.name))
+     WHERE rank <= ${LARGEST_ITEMS} ORDER BY kind, rank`;
+/** Exported for the test of their plans. */
+export const LARGEST_LISTED_SQL = largestItemsSql(LISTED_ITEMS);
+export const LARGEST_ROLLUP_SQL = largestItemsSql(ROLLUP_ITEMS);
+
 /** The five containers and five units with the most memory (mean over the span), then CPU. */
 function largestItems(db: DatabaseSync, host: string, from: number, to: number, now: number) {
   const { res, ms } = chooseStep(from, to, now);
-  return all(
-    db,
-    `SELECT kind, name FROM (
-       SELECT kind, name, row_number() OVER (
-           PARTITION BY kind ORDER BY mem DESC NULLS LAST, cpu DESC NULLS LAST, name) AS rank
-         FROM (SELECT kind, name, sum(mem_sum) / sum(mem_n) AS mem, sum(cpu_sum) / sum(cpu_n) AS cpu
-                 FROM item_rollups WHERE host = ? AND res = ? AND bucket >= ? AND bucket < ?
-                GROUP BY kind, name))
-     WHERE rank <= ${LARGEST_ITEMS} ORDER BY kind, rank`,
-    itemRow,
-    host,
-    res,
-    Math.floor(from / ms) * ms,
-    to,
-  );
+  const start = Math.floor(from / ms) * ms;
+  const sql = start >= now - GONE_ITEM_KEEP_MS ? LARGEST_LISTED_SQL : LARGEST_ROLLUP_SQL;
+  return all(db, sql, itemRow, host, res, start, to);
 }
 
 /** The agent's lines from 15 minutes before the start to 5 after, the 100 nearest the start, oldest first. */

@@ -29,18 +29,19 @@ const groupOf: Record<HostEvent['kind'], HostCandidate['kind']> = {
 
 /**
  * The host events an incident's own alerts are about: `host:<name>:<metric>` its metric's threshold
- * crossings, `agent:<name>` its agent's silences, `container:<host>:<name>` that container's restarts
- * (a restart loop is not caused by its own restarts). A container's OOM kills stay causes: they
- * explain its exits and restarts.
+ * crossings, `agent:<name>` its agent's silences, and a container alert that opened the incident
+ * (`alerts` are in join order) that container's restarts: a restart loop is not caused by its own
+ * restarts. A container alert joining an incident something else opened leaves them causes (a crash
+ * loop taking a check down), and OOM kills always are: they explain exits and restarts.
  */
 export function hostSymptomsOf(alerts: readonly ScopeAlert[]): HostSymptom[] {
   const symptoms: HostSymptom[] = [];
-  for (const { key, host } of alerts) {
+  for (const [i, { key, host }] of alerts.entries()) {
     if (host === null) continue;
     if (key === `agent:${host}`) symptoms.push({ host, kind: 'silent', subject: 'agent' });
     else if (key.startsWith(`host:${host}:`))
       symptoms.push({ host, kind: 'threshold', subject: key.slice(`host:${host}:`.length) });
-    else if (key.startsWith(`container:${host}:`))
+    else if (i === 0 && key.startsWith(`container:${host}:`))
       symptoms.push({ host, kind: 'restart', subject: key.slice(`container:${host}:`.length) });
   }
   return symptoms;

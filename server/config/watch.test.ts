@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Log } from '../log.ts';
@@ -127,6 +127,24 @@ test('a bad file at start runs on the last good text, unless that no longer load
   writeFileSync(path, checkText('new'));
   withDb.reload();
   assert.deepEqual([names(withDb), withDb.inForce(), kept], [['new'], 'file', checkText('new')]);
+});
+
+test('a file unreadable at start runs on the last good text, and reading it again changes nothing in force', (t) => {
+  const { dir, remove } = tempDir();
+  const path = join(dir, 'mon.toml');
+  mkdirSync(path); // read fails with EISDIR
+  let kept: string | null = checkText('kept');
+  const lastGood = { read: () => kept, save: (text: string) => (kept = text) };
+  const config = createFileConfig({ path, env: {}, log: recordingLog(), lastGood });
+  t.after(() => {
+    config.close();
+    remove();
+  });
+  assert.deepEqual([names(config), config.inForce()], [['kept'], 'lastGood']);
+  assert.match(config.error() ?? '', /cannot read .*EISDIR/);
+  kept = 'check = ['; // what the store holds no longer matters once started
+  config.reload();
+  assert.deepEqual([names(config), config.inForce()], [['kept'], 'lastGood']);
 });
 
 test('reload() retries a file rejected for a panel collision once the panel check is gone', (t) => {

@@ -148,8 +148,14 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
     }
   }
 
-  /** The file is bad at start: the last text that loaded is in force, if it still loads. */
+  /**
+   * The file is bad at start: the last text that loaded is in force, if it still loads. Once only:
+   * later reads of a file still bad change nothing that is in force.
+   */
+  let startedOnLastGood = false;
   function startOnLastGood(): void {
+    if (startedOnLastGood) return;
+    startedOnLastGood = true;
     inForce = 'empty';
     const text = options.lastGood?.read() ?? null;
     if (text === null) return;

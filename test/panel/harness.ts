@@ -17,13 +17,36 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 export const artifacts = join(repoRoot, 'test-artifacts', 'panel');
 export const chromiumPath = process.env.MON_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Builds the panel when panel/dist is missing or older than a source file, so tests see the code as it is. */
+/**
+ * Builds the panel when panel/dist is missing or older than a source file, so tests see the code as it
+ * is. Test files run in parallel processes: one builds while the others wait for it (a build empties
+ * panel/dist first, so a page served meanwhile would be "not built").
+ */
 export async function ensurePanelBuilt(): Promise<void> {
   const index = join(repoRoot, 'panel', 'dist', 'index.html');
-  if (existsSync(index) && newestSource(join(repoRoot, 'panel')) <= statSync(index).mtimeMs) return;
-  const vite = await import('vite');
-  const root = join(repoRoot, 'panel');
-  await vite.build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
+  const fresh = () => existsSync(index) && newestSource(join(repoRoot, 'panel')) <= statSync(index).mtimeMs;
+  if (fresh()) return;
+  const lock = join(repoRoot, 'panel', '.build-lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock left by a killed run is older than any build takes.
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > 120_000) rmSync(lock, { force: true, recursive: true });
+      await sleep(100);
+    }
+  }
+  try {
+    if (fresh()) return;
+    const vite = await import('vite');
+    const root = join(repoRoot, 'panel');
+    await vite.build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
+  } finally {
+    rmSync(lock, { force: true, recursive: true });
+  }
 }
 
 function newestSource(panelDir: string): number {

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import {
   AGENT_PROTOCOL,
+  AGENT_TIME_HEADER,
   type AgentFrame,
   exceededLimit,
   type PollAnswer,
@@ -195,6 +196,35 @@ test('Retry-After in seconds or as a date; absent or unreadable gives null; capp
     detail: 'the server answered 404',
     status: 404,
   });
+});
+
+test("each request carries the agent's clock as it is made, in ms (mon-agent-time)", async () => {
+  const transport = createTransport({ server: new URL(receiver.url), token, ca: null, userAgent: 'test' });
+  const answer: PollAnswer = {
+    protocol: AGENT_PROTOCOL,
+    assignment: 'a1',
+    host: 'web-1',
+    settings: { sampleEveryMs: 15_000 },
+    checks: [],
+    commands: [],
+  };
+  try {
+    receiver.next({ status: 200, body: { stored: 2, skipped: 0 } }, { status: 200, body: answer });
+    const before = Date.now();
+    const { bodies } = await encodeFrames(frames);
+    assert.deepEqual(await transport.postFrames(bodies[0]!), { kind: 'stored' });
+    const polled = await transport.poll({ assignment: '', version: '0.1.0', protocol: 1, capabilities: [] });
+    assert.equal(polled.kind, 'answer');
+    const after = Date.now();
+    const [posted, poll] = receiver.received.slice(-2);
+    for (const request of [posted!, poll!]) {
+      const sent = request.headers[AGENT_TIME_HEADER];
+      assert.match(String(sent), /^\d+$/, `${request.method} sends its clock`);
+      assert.ok(Number(sent) >= before && Number(sent) <= after, 'the time the request was made');
+    }
+  } finally {
+    transport.close();
+  }
 });
 
 test('the poll names the assignment, version, protocol and capabilities, and reads the answer', async () => {

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { AgentFrame, FramesAnswer, PollAnswer } from '../protocol/agent.ts';
 import {
+  AGENT_TIME_HEADER,
   exceededLimit,
   MAX_FRAMES_BYTES,
   MAX_INFLATED_FRAMES_BYTES,
@@ -15,7 +16,9 @@ import { readPollAnswer } from './poll-answer.ts';
  * (protocol/agent.ts), with the host token as a bearer token. Connections are kept alive. Over HTTPS
  * the server's certificate is always verified: the agent's own `https.Agent` says
  * `rejectUnauthorized: true`, which `NODE_TLS_REJECT_UNAUTHORIZED=0` in the environment cannot turn off,
- * so the token never reaches a server the agent cannot trust (settings.ts decides plain HTTP).
+ * so the token never reaches a server the agent cannot trust (settings.ts decides plain HTTP). Each
+ * request carries the agent's clock as it is made (AGENT_TIME_HEADER): the server measures the host's
+ * clock against its own with it.
  */
 export type Transport = {
   /** Sends one body made by `encodeFrames`. */
@@ -94,7 +97,12 @@ export function createTransport(options: {
           method,
           path: `${base}${path}`,
           agent,
-          headers: { ...headers, ...extra, ...(body ? { 'content-length': String(body.length) } : {}) },
+          headers: {
+            ...headers,
+            [AGENT_TIME_HEADER]: String(Date.now()),
+            ...extra,
+            ...(body ? { 'content-length': String(body.length) } : {}),
+          },
           ...(signal ? { signal } : {}),
         },
         (response) => {

@@ -15,6 +15,14 @@ export const AGENT_PROTOCOL = 1;
 export const agentCapabilities = ['ping', 'headers'] as const;
 export type AgentCapability = (typeof agentCapabilities)[number];
 
+/**
+ * The header in which the agent sends its clock with each request (frames and poll): milliseconds since
+ * the epoch, as digits, taken as the request is made. The server measures the host's clock against its
+ * own with it (docs/hosts.md "Clocks"). Not the standard `Date`: it has whole seconds only, and the
+ * agent formats no Date (docs/agent.md "Footprint").
+ */
+export const AGENT_TIME_HEADER = 'mon-agent-time';
+
 /** The agent samples every 15 s (SPEC Limits). */
 export const SAMPLE_EVERY_MS = 15_000;
 /**

@@ -26,6 +26,7 @@ import { nameSchema } from './text.ts';
 export {
   AGENT_PROTOCOL,
   AGENT_SILENT_AFTER_MS,
+  AGENT_TIME_HEADER,
   type AgentCapability,
   agentCapabilities,
   containerStates,

@@ -97,8 +97,10 @@ export type AgentInfo = {
   /** A frame arrived within the silence timeout. */
   connected: boolean;
   /**
-   * How far ahead of the server's clock the host's clock runs (ms), when its last batch's newest frame
-   * was dated more than 5 minutes ahead of its arrival (`hosts.clock_ahead_ms`); absent otherwise.
+   * How far the host's clock runs from the server's (ms): positive ahead, negative behind. For an agent
+   * that sends its clock (`mon-agent-time`), as measured on its last request, when more than 60 s either
+   * way; for an older agent, how far ahead its last batch's newest frame was, when more than 5 minutes
+   * (`hosts.clock_ahead_ms`). Absent otherwise.
    */
   clockOffsetMs?: number;
 };

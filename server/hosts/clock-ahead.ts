@@ -11,7 +11,82 @@ import { type DecodedFrames, frameCount } from './decode.ts';
  */
 export const MAX_AHEAD_MS = 5 * 60_000;
 
+/**
+ * A host's clock measured further than this from the server's, either way, is shown on its page and
+ * logged, and the frames of its agent are placed on the server's clock (`placeOnServerClock`). Within
+ * it, a clock is taken as right: network time and a clock without NTP for days stay well inside.
+ */
+export const CLOCK_TOLERANCE_MS = 60_000;
+
 type Frames = Omit<DecodedFrames, 'unknown' | 'invalid'>;
+
+/**
+ * The hosts' clocks as their agents send them (AGENT_TIME_HEADER), measured on each request of frames
+ * and each poll. A poll is never a backlog, and the header is the time the request was made, not that
+ * of its frames: spooled batches measure as cleanly as fresh ones. Kept in memory, per host: after a
+ * restart the next request (within 25 s, a poll) measures again.
+ */
+export type HostClocks = {
+  /**
+   * The offset of `host`'s clock (the agent's time minus `at`, the request's arrival: positive when the
+   * host's clock is ahead), kept and logged at most once a minute when past the tolerance; null, and
+   * nothing kept, when the agent sent no clock (an older agent) or one that is not a time.
+   */
+  measure(host: string, sent: string | string[] | undefined, at: number): number | null;
+  /** The offset last measured for `host`, or null. */
+  offsetOf(host: string): number | null;
+};
+
+export function hostClocks(deps: Deps): HostClocks {
+  const offsets = new Map<string, number>();
+  const due = oncePerMinute(deps);
+  return {
+    measure(host, sent, at) {
+      const agentTime = typeof sent === 'string' && /^\d{1,15}$/.test(sent) ? Number(sent) : null;
+      if (agentTime === null) return null;
+      const offset = agentTime - at;
+      offsets.set(host, offset);
+      if (Math.abs(offset) > CLOCK_TOLERANCE_MS && due(host)) {
+        deps.log.warn(
+          `the clock of ${host} is ${spanText(Math.abs(offset))} ${offset > 0 ? 'ahead of' : 'behind'} the server's: its frames are placed on the server's clock`,
+          { host, clockOffsetMs: offset },
+        );
+      }
+      return offset;
+    },
+    offsetOf: (host) => offsets.get(host) ?? null,
+  };
+}
+
+/**
+ * The frames of a request moved onto the server's clock: each time the agent took from its clock
+ * (each frame's `ts`, each log line's, a container's start and end) less `offsetMs`, when the offset
+ * passes CLOCK_TOLERANCE_MS; as they are otherwise. Spooled frames move by the offset measured as they
+ * are sent: a clock stepped during an outage moves them by its new offset, not the one they were taken with.
+ */
+export function placeOnServerClock(frames: Frames, offsetMs: number | null): Frames {
+  if (offsetMs === null || Math.abs(offsetMs) <= CLOCK_TOLERANCE_MS) return frames;
+  const at = (ts: number) => Math.max(0, ts - offsetMs);
+  const atOrNull = (ts: number | null) => (ts === null ? null : at(ts));
+  const move = <F extends { ts: number }>(list: F[]): F[] => list.map((f) => ({ ...f, ts: at(f.ts) }));
+  return {
+    batch: frames.batch,
+    hello: move(frames.hello),
+    declare: move(frames.declare),
+    run: move(frames.run),
+    log: frames.log.map((f) => ({ ...f, lines: move(f.lines) })),
+    sample: frames.sample.map((s) => ({
+      ...s,
+      ts: at(s.ts),
+      containers:
+        s.containers?.map((c) => ({
+          ...c,
+          startedAt: atOrNull(c.startedAt),
+          finishedAt: atOrNull(c.finishedAt),
+        })) ?? null,
+    })),
+  };
+}
 
 /**
  * Leaves out the frames of a request dated more than MAX_AHEAD_MS after `now` (its arrival): each

@@ -5,6 +5,7 @@ import { createAgentGate } from './agent-auth.ts';
 import { registerAgentFile } from './agent-file.ts';
 import { applyFrames, type FramesItem, framesWeight } from './apply.ts';
 import { createAssignments } from './assignment.ts';
+import { hostClocks } from './clock-ahead.ts';
 import type { DecodeBudget } from './decode.ts';
 import { MAX_DECODING_BYTES, registerFrames } from './frames.ts';
 import { createHousekeeping } from './housekeeping.ts';
@@ -45,6 +46,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
   const silence = createSilenceWatch({ deps, engine, checksOf: assignments.checksOf });
   const housekeeping = createHousekeeping(deps);
   const gate = createAgentGate(deps);
+  const clocks = hostClocks(deps);
   const frames = deps.store.ingestQueue<FramesItem>({
     maxAcknowledged: maxWaiting,
     maxBatch: FRAMES_PER_JOB,
@@ -58,13 +60,13 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
   const feature: Feature = {
     name: 'hosts',
     routes(app) {
-      budget = registerFrames(app, deps, gate, frames, {
+      budget = registerFrames(app, deps, gate, frames, clocks, {
         maxWaiting,
         maxDecodingBytes: options.maxDecodingBytes ?? MAX_DECODING_BYTES,
       });
-      polls = registerPoll(app, deps, engine, assignments, gate);
+      polls = registerPoll(app, deps, engine, assignments, gate, clocks);
       registerAgentFile(app, deps);
-      registerHostRoutes(app, deps, engine);
+      registerHostRoutes(app, deps, engine, clocks);
     },
     start() {
       silence.start();

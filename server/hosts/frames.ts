@@ -1,11 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type FramesAnswer, MAX_FRAMES_BYTES } from '../../protocol/agent.ts';
+import { AGENT_TIME_HEADER, type FramesAnswer, MAX_FRAMES_BYTES } from '../../protocol/agent.ts';
 import type { Deps } from '../deps.ts';
 import { Problem, unavailable } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import type { AgentGate } from './agent-auth.ts';
 import type { FramesItem } from './apply.ts';
-import { clockWarnings, leaveOutAhead, oncePerMinute } from './clock-ahead.ts';
+import {
+  clockWarnings,
+  type HostClocks,
+  leaveOutAhead,
+  oncePerMinute,
+  placeOnServerClock,
+} from './clock-ahead.ts';
 import { BudgetExceeded, DecodeBudget, decodeFrames, frameCount, type Reservation } from './decode.ts';
 
 /**
@@ -33,7 +39,8 @@ const invalidStatuses = new Set([400, 413, 415]);
  * the batch's id, its frames and its runs. A batch stored before (same id) is answered as stored and
  * stores nothing. Skipped, each alone: a run of a check that is not this host's (another host's, or
  * moved away since the agent's last poll), a frame of a kind this server does not know, a frame of a
- * known kind that does not parse (logged with its field), a frame dated more than MAX_AHEAD_MS ahead.
+ * known kind that does not parse (logged with its field), a frame dated more than MAX_AHEAD_MS ahead
+ * (once placed on the server's clock, when the agent sent its own: clock-ahead.ts).
  * Returns the memory budget (tests read what it holds).
  */
 export function registerFrames(
@@ -41,6 +48,7 @@ export function registerFrames(
   deps: Deps,
   gate: AgentGate,
   queue: IngestQueue<FramesItem>,
+  clocks: HostClocks,
   limits: { maxWaiting: number; maxDecodingBytes: number },
 ): DecodeBudget {
   const { maxWaiting } = limits;
@@ -56,7 +64,10 @@ export function registerFrames(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    const hosts = new WeakMap<FastifyRequest, { host: string; at: number; reservation: Reservation }>();
+    const hosts = new WeakMap<
+      FastifyRequest,
+      { host: string; at: number; offsetMs: number | null; reservation: Reservation }
+    >();
     // Who sends, whether they may, and the memory for the body, before a byte of it is read.
     scope.addHook('onRequest', async (request, reply) => {
       gate.admit(request);
@@ -71,7 +82,9 @@ export function registerFrames(
       }
       // Given back however the request ends: answered, refused while read, or cut off by the client.
       reply.raw.once('close', () => reservation.release());
-      hosts.set(request, { host, at: deps.clock.now(), reservation });
+      const at = deps.clock.now();
+      const offsetMs = clocks.measure(host, request.headers[AGENT_TIME_HEADER], at);
+      hosts.set(request, { host, at, offsetMs, reservation });
     });
     scope.addHook('onResponse', async (request) => hosts.get(request)?.reservation.release());
     scope.addHook('onError', async (_request, _reply, error) => {
@@ -83,7 +96,7 @@ export function registerFrames(
     });
 
     scope.post('/agent/v1/frames', async (request): Promise<FramesAnswer> => {
-      const { host, at, reservation } = hosts.get(request)!;
+      const { host, at, offsetMs, reservation } = hosts.get(request)!;
       const type = request.headers['content-type'] ?? '';
       if (!/^application\/json\s*(;|$)/i.test(type) || !Buffer.isBuffer(request.body)) {
         throw new Problem(415, 'unsupported media type', 'send the frames as application/json');
@@ -105,7 +118,7 @@ export function registerFrames(
           deps.metrics.ingestRejected.inc({ reason: 'invalid' }, invalid.length);
           invalidFrames(host, invalid);
         }
-        const { frames, skipped: ahead, aheadMs } = leaveOutAhead(sent, at);
+        const { frames, skipped: ahead, aheadMs } = leaveOutAhead(placeOnServerClock(sent, offsetMs), at);
         if (ahead > 0) clockAhead(host, aheadMs, ahead);
         const item: FramesItem = { host, receivedAt: at, aheadMs, frames, outcome: null };
         await queue.submit(item);

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { POLL_WAIT_MS, type PollAnswer } from '../../protocol/agent.ts';
+import { AGENT_TIME_HEADER, POLL_WAIT_MS, type PollAnswer } from '../../protocol/agent.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { type AgentGate, tokenHolds, tokenNotValid } from './agent-auth.ts';
 import type { AgentInfo, Assignments } from './assignment.ts';
+import type { HostClocks } from './clock-ahead.ts';
 import { fieldProblem } from './decode.ts';
 import type { TokenBy } from './store.ts';
 
@@ -53,6 +54,7 @@ export function registerPoll(
   engine: CheckEngine,
   assignments: Assignments,
   gate: AgentGate,
+  clocks: HostClocks,
 ): Polls {
   const { clock } = deps;
   const limit = gate.hostLimiter(POLL_BURST, POLLS_PER_SECOND);
@@ -115,6 +117,8 @@ export function registerPoll(
     gate.admit(request);
     const { host, tokenHash, tokenBy } = gate.host(request);
     limit(request, host, 'polls');
+    // A poll is never a backlog: the agent's clock, as it sends it, against the server's.
+    clocks.measure(host, request.headers[AGENT_TIME_HEADER], clock.now());
     const parsed = pollQuerySchema.safeParse(request.query);
     if (!parsed.success) throw fieldProblem(parsed.error, []);
     const query = parsed.data;

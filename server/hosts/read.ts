@@ -14,7 +14,7 @@ import { round } from '../checks/rollups.ts';
 import type { LiveConfig } from '../config/service.ts';
 import { all, int, json, mapper, nullable, one, text } from '../store/rows.ts';
 import { alertsOf } from './alerting.ts';
-import { MAX_AHEAD_MS } from './clock-ahead.ts';
+import { CLOCK_TOLERANCE_MS, type HostClocks, MAX_AHEAD_MS } from './clock-ahead.ts';
 import { checkConflictsOf } from './declarations.ts';
 import { itemCountsOf } from './item-counts.ts';
 import { discoveredOf, itemsOf } from './item-reads.ts';
@@ -45,9 +45,20 @@ type HostRow = ReturnType<typeof hostRow.finish>;
 const hostColumns = `name, alerts, agent, json_remove(latest, '$.containers', '$.units') AS latest,
   first_seen, last_seen, silent_since, clock_ahead_ms`;
 
-function agentOf(row: HostRow | undefined, now: number): AgentInfo | null {
+/**
+ * The host's clock offset to show: as its agent last sent its clock, past the tolerance; for an agent
+ * that sends none, how far ahead its last batch's newest frame was, past MAX_AHEAD_MS (skipped frames).
+ */
+function offsetShown(row: HostRow, clocks: HostClocks): number | null {
+  const measured = clocks.offsetOf(row.name);
+  if (measured !== null) return Math.abs(measured) > CLOCK_TOLERANCE_MS ? measured : null;
+  return row.clockAheadMs !== null && row.clockAheadMs > MAX_AHEAD_MS ? row.clockAheadMs : null;
+}
+
+function agentOf(row: HostRow | undefined, now: number, clocks: HostClocks): AgentInfo | null {
   if (!row?.agent || row.lastSeen === null) return null;
   const a = row.agent;
+  const clockOffsetMs = offsetShown(row, clocks);
   return {
     version: a.agentVersion,
     protocol: a.protocol,
@@ -60,14 +71,19 @@ function agentOf(row: HostRow | undefined, now: number): AgentInfo | null {
     firstSeen: row.firstSeen ?? row.lastSeen,
     lastSeen: row.lastSeen,
     connected: now - row.lastSeen < AGENT_SILENT_AFTER_MS,
-    ...(row.clockAheadMs !== null && row.clockAheadMs > MAX_AHEAD_MS && { clockOffsetMs: row.clockAheadMs }),
+    ...(clockOffsetMs !== null && { clockOffsetMs }),
   };
 }
 
 const countRow = mapper({ host: text, n: int });
 
 /** `GET /api/v1/hosts`: every host mon knows, sorted by name. */
-export function readHostsList(db: DatabaseSync, config: LiveConfig, now: number): HostsList {
+export function readHostsList(
+  db: DatabaseSync,
+  config: LiveConfig,
+  now: number,
+  clocks: HostClocks,
+): HostsList {
   const rows = new Map(all(db, `SELECT ${hostColumns} FROM hosts`, hostRow).map((r) => [r.name, r]));
   const alerting = new Map(
     all(
@@ -93,7 +109,7 @@ export function readHostsList(db: DatabaseSync, config: LiveConfig, now: number)
       name,
       fromFile: fromFile.has(name),
       services: m.servicesOfHost(name),
-      agent: agentOf(row, now),
+      agent: agentOf(row, now, clocks),
       cpu: latest?.cpu ?? null,
       memory: latest?.memory ?? null,
       disk: latest?.disk ?? null,
@@ -112,6 +128,7 @@ export function readHost(
   engine: CheckEngine,
   name: string,
   span: { from: number; to: number },
+  clocks: HostClocks,
 ): HostRead | null {
   const db = engine.deps.store.read;
   const config = engine.deps.config.current();
@@ -125,7 +142,7 @@ export function readHost(
     name,
     fromFile: fileHostNames(config).has(name),
     services: m.servicesOfHost(name),
-    agent: agentOf(row, now),
+    agent: agentOf(row, now, clocks),
     alerts,
     alertsFrom: from,
     alerting: alertingOf(db, name, row?.silentSince ?? null),

@@ -15,6 +15,7 @@ import type { Deps } from '../deps.ts';
 import { publicBase } from '../http/public-base.ts';
 import { logSecurity } from '../http/security-log.ts';
 import { notFound } from '../problem.ts';
+import type { HostClocks } from './clock-ahead.ts';
 import { dismissItems, monitorHost } from './discovered.ts';
 import { installCommands } from './install.ts';
 import { hadItem } from './item-reads.ts';
@@ -27,7 +28,12 @@ type NameParams = { Params: { name: string } };
 type Query = { Querystring: Record<string, string | undefined> };
 
 /** The host routes of the JSON API: hosts, their alerts, container and unit series, discovered items. */
-export function registerHostRoutes(app: FastifyInstance, deps: Deps, engine: CheckEngine): void {
+export function registerHostRoutes(
+  app: FastifyInstance,
+  deps: Deps,
+  engine: CheckEngine,
+  clocks: HostClocks,
+): void {
   app.post('/api/v1/hosts', async (request, reply) => {
     const { name } = addHostSchema.parse(request.body);
     // A person may make a write only as an admin (the access table): an admin's token is sent the
@@ -49,12 +55,13 @@ export function registerHostRoutes(app: FastifyInstance, deps: Deps, engine: Che
 
   app.get(
     '/api/v1/hosts',
-    async (): Promise<HostsList> => readHostsList(deps.store.read, deps.config.current(), deps.clock.now()),
+    async (): Promise<HostsList> =>
+      readHostsList(deps.store.read, deps.config.current(), deps.clock.now(), clocks),
   );
 
   app.get<NameParams & Query>('/api/v1/hosts/:name', async (request): Promise<HostRead> => {
     const span = parseRange(request.query, deps.clock.now());
-    const host = readHost(engine, request.params.name, span);
+    const host = readHost(engine, request.params.name, span, clocks);
     if (!host) throw notFound(`no host ${request.params.name}`);
     return host;
   });

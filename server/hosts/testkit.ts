@@ -91,10 +91,11 @@ export async function hostServer(
     return { status: res.statusCode, body: res.json() as Any, headers: res.headers };
   };
 
-  /** `GET /agent/v1/poll` as an agent with both capabilities unless told otherwise. */
+  /** `GET /agent/v1/poll` as an agent with both capabilities unless told otherwise, with `headers`. */
   const poll = async (
     token: string,
     query: { assignment?: string; version?: string; capabilities?: string } = {},
+    headers: Record<string, string> = {},
   ) => {
     const params = new URLSearchParams({
       assignment: query.assignment ?? '',
@@ -105,7 +106,7 @@ export async function hostServer(
     const res = await server.app.inject({
       method: 'GET',
       url: `/agent/v1/poll?${params}`,
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, ...headers },
     });
     return { status: res.statusCode, body: res.json() as Any, headers: res.headers };
   };

@@ -9,7 +9,7 @@ import { Link, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { AgentState } from './AgentState.tsx';
 import { Discovered } from './Discovered.tsx';
-import { metricWords, outdatedNote } from './describe.ts';
+import { clockNote, metricWords, outdatedNote } from './describe.ts';
 import { HostCharts } from './HostCharts.tsx';
 import { HostChecks } from './HostChecks.tsx';
 import { Installed } from './Installed.tsx';
@@ -36,6 +36,7 @@ export default function HostPage({ name }: { name: string }) {
   if (host.isError) return <ReadError error={host.error} />;
   const h = host.data;
   const outdated = outdatedNote(h.agent);
+  const clock = clockNote(h.agent);
 
   return (
     <>
@@ -70,6 +71,11 @@ export default function HostPage({ name }: { name: string }) {
       {outdated ? (
         <div className="alert" data-testid="outdated">
           {outdated}
+        </div>
+      ) : null}
+      {clock ? (
+        <div className="alert" data-testid="clock">
+          {clock}
         </div>
       ) : null}
 

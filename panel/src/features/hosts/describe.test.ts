@@ -5,6 +5,7 @@ import { ApiError } from '../../lib/api.ts';
 import { Invalid } from '../../lib/form.ts';
 import {
   agentStateOf,
+  clockNote,
   conflictText,
   mountsOf,
   mountsText,
@@ -44,6 +45,19 @@ test('an agent without a capability of this server is told to update, naming wha
   assert.match(
     String(outdatedNote({ ...agent, capabilities: [] })),
     /ping checks and checks with request headers/,
+  );
+});
+
+test("a host's clock more than a minute off mon's is named, behind or ahead", () => {
+  assert.equal(clockNote(agent), null);
+  assert.equal(clockNote(null), null);
+  assert.match(
+    String(clockNote({ ...agent, clockOffsetMs: -600_000 })),
+    /runs 10 min behind mon's: mon places/,
+  );
+  assert.match(
+    String(clockNote({ ...agent, clockOffsetMs: 7_200_000 })),
+    /runs 2 h ahead of mon's: synchronize/,
   );
 });
 

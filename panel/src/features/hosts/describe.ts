@@ -1,4 +1,5 @@
 import type { AgentCapability } from '../../../../protocol/agent.ts';
+import { spanText } from '../../../../protocol/durations.ts';
 import { hostLimitMax } from '../../../../protocol/host-limits.ts';
 import type { AgentInfo, CheckConflict, HostAlertNow, HostAlerts } from '../../../../protocol/hosts.ts';
 import { formatRelative, formatWhen } from '../../lib/format.ts';
@@ -40,6 +41,21 @@ export function outdatedNote(agent: AgentInfo | null): string | null {
     .join(
       ' and ',
     )}: update it. Until then such checks from this host stay unknown, and their detail says why.`;
+}
+
+/**
+ * The host's clock when it runs more than a minute from mon's (`clockOffsetMs`). Behind is measured
+ * from the clock the agent sends, so mon corrects its times; ahead may also be an older agent's frames
+ * dated more than 5 min ahead, which are skipped. Null when the clock is right or unknown.
+ */
+export function clockNote(agent: AgentInfo | null): string | null {
+  const offset = agent?.clockOffsetMs;
+  if (offset === undefined) return null;
+  const span = spanText(Math.abs(offset));
+  if (offset < 0) {
+    return `The clock of this host runs ${span} behind mon's: mon places its samples, runs and log lines on its own clock. Synchronize it (NTP).`;
+  }
+  return `The clock of this host runs ${span} ahead of mon's: synchronize it (NTP). mon places the times of a current agent on its own clock; an older agent's frames dated more than 5 min ahead are skipped.`;
 }
 
 /** Why a command check of the host's checks.toml was not taken (`checkConflicts`). */

@@ -257,7 +257,9 @@ export function createSender(
       .run((db, tx) => dropForChannelsGone(db, tx, deps.config.current(), clock.now()))
       .catch((error: unknown) => {
         log.error('could not drop the notifications of removed channels', { error: String(error) });
-      });
+      })
+      // Look again once the drop has committed too: the rows due are counted anew (mon_outbox_due).
+      .finally(wake);
     dropping = Promise.all([dropping, job]);
     wake();
   };

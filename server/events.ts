@@ -8,7 +8,7 @@ import type { Tx } from './store/writer.ts';
  * the writer job that commits the change, so what a subscriber writes (an incident, an outbox row)
  * commits or rolls back together with its cause. Features add their events to this union.
  */
-export type DomainEvent = CheckTransition | CheckRemoved | HostAlert | IncidentChange;
+export type DomainEvent = CheckTransition | CheckRemoved | HostAlert | HostRemoved | IncidentChange;
 
 /** A check changed status (server run, agent run, heartbeat ping or miss, agent silence). */
 export type CheckTransition = {
@@ -60,6 +60,16 @@ export type HostAlert = {
    * a loop"); only when failing. Without it: "agent silent" for `agent`, else the detail.
    */
   summary?: string;
+};
+
+/**
+ * A host was removed (`DELETE /api/v1/hosts/{name}`), the host counterpart of `check.removed`: its own
+ * alerts and those of its containers no longer stand, and close as removed.
+ */
+export type HostRemoved = {
+  type: 'host.removed';
+  host: string;
+  ts: number;
 };
 
 /**

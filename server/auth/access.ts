@@ -135,6 +135,7 @@ export const accessTable = {
   'GET /api/v1/hosts': 'read',
   'GET /api/v1/hosts/:name': 'read',
   'PUT /api/v1/hosts/:name/alerts': 'write',
+  'DELETE /api/v1/hosts/:name': 'write',
   'GET /api/v1/hosts/:name/containers/:container': 'read',
   'GET /api/v1/hosts/:name/units/:unit': 'read',
   'POST /api/v1/discovered/dismiss': 'write',

@@ -18,6 +18,8 @@ import { agentAlert } from './silence.ts';
 /** One request's frames on their way to storage. */
 export type FramesItem = {
   host: string;
+  /** The token it came with: one revoked or replaced while it waited stores nothing (401). */
+  tokenHash: string;
   /** When the request arrived: the host's `last_seen`. */
   receivedAt: number;
   /** How far ahead of `receivedAt` its newest frame was dated (clock-ahead.ts); frames beyond are left out. */
@@ -81,7 +83,13 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
   const seen: { host: string; at: number }[] = [];
   items.forEach((item, i) => {
     const { host, receivedAt, aheadMs: ahead, frames } = item;
-    const state = one(db, 'SELECT silent_since, last_seen FROM hosts WHERE name = ?', hostState, host);
+    const state = one(
+      db,
+      'SELECT silent_since, last_seen FROM hosts WHERE name = ? AND token_hash = ?',
+      hostState,
+      host,
+      item.tokenHash,
+    );
     if (!state) {
       refuse(i, tokenNotValid());
       return;

@@ -35,6 +35,8 @@ export type HostClocks = {
   measure(host: string, sent: string | string[] | undefined, at: number): number | null;
   /** The offset last measured for `host`, or null. */
   offsetOf(host: string): number | null;
+  /** `host` was removed: a host added again under its name is measured afresh. */
+  forget(host: string): void;
 };
 
 export function hostClocks(deps: Deps): HostClocks {
@@ -55,6 +57,7 @@ export function hostClocks(deps: Deps): HostClocks {
       return offset;
     },
     offsetOf: (host) => offsets.get(host) ?? null,
+    forget: (host) => offsets.delete(host),
   };
 }
 

@@ -66,7 +66,11 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
       });
       polls = registerPoll(app, deps, engine, assignments, gate, clocks);
       registerAgentFile(app, deps);
-      registerHostRoutes(app, deps, engine, clocks);
+      registerHostRoutes(app, deps, engine, clocks, (host) => {
+        silence.forget(host);
+        polls?.revoked(host);
+        clocks.forget(host);
+      });
     },
     start() {
       silence.start();

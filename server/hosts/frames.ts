@@ -66,12 +66,12 @@ export function registerFrames(
 
     const hosts = new WeakMap<
       FastifyRequest,
-      { host: string; at: number; offsetMs: number | null; reservation: Reservation }
+      { host: string; tokenHash: string; at: number; offsetMs: number | null; reservation: Reservation }
     >();
     // Who sends, whether they may, and the memory for the body, before a byte of it is read.
     scope.addHook('onRequest', async (request, reply) => {
       gate.admit(request);
-      const { host } = gate.host(request);
+      const { host, tokenHash } = gate.host(request);
       limit(request, host, 'frames');
       // A batch that could not be queued is not worth reading.
       if (queue.size >= maxWaiting) throw queueFull();
@@ -84,7 +84,7 @@ export function registerFrames(
       reply.raw.once('close', () => reservation.release());
       const at = deps.clock.now();
       const offsetMs = clocks.measure(host, request.headers[AGENT_TIME_HEADER], at);
-      hosts.set(request, { host, at, offsetMs, reservation });
+      hosts.set(request, { host, tokenHash, at, offsetMs, reservation });
     });
     scope.addHook('onResponse', async (request) => hosts.get(request)?.reservation.release());
     scope.addHook('onError', async (_request, _reply, error) => {
@@ -96,7 +96,7 @@ export function registerFrames(
     });
 
     scope.post('/agent/v1/frames', async (request): Promise<FramesAnswer> => {
-      const { host, at, offsetMs, reservation } = hosts.get(request)!;
+      const { host, tokenHash, at, offsetMs, reservation } = hosts.get(request)!;
       const type = request.headers['content-type'] ?? '';
       if (!/^application\/json\s*(;|$)/i.test(type) || !Buffer.isBuffer(request.body)) {
         throw new Problem(415, 'unsupported media type', 'send the frames as application/json');
@@ -120,7 +120,7 @@ export function registerFrames(
         }
         const { frames, skipped: ahead, aheadMs } = leaveOutAhead(placeOnServerClock(sent, offsetMs), at);
         if (ahead > 0) clockAhead(host, aheadMs, ahead);
-        const item: FramesItem = { host, receivedAt: at, aheadMs, frames, outcome: null };
+        const item: FramesItem = { host, tokenHash, receivedAt: at, aheadMs, frames, outcome: null };
         await queue.submit(item);
         const outcome = item.outcome!;
         const known = frameCount(frames);

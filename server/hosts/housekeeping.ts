@@ -3,8 +3,9 @@ import { resolutions } from '../checks/rollups.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
-import { all, mapper, text } from '../store/rows.ts';
+import { all, exists, mapper, text } from '../store/rows.ts';
 import { AGENT_LOG_KEEP_MS, AGENT_LOG_MAX_LINES } from './logs.ts';
+import { purgeRemovedHosts, removedHostParts } from './remove.ts';
 
 const HOUR_MS = 3_600_000;
 /** Host events are likely-cause evidence for incidents, which reads reach back 400 days. */
@@ -59,13 +60,15 @@ function partsOf(db: DatabaseSync, now: number): PrunePart[] {
       ),
     );
   }
+  // What removed hosts left, had a crash cut their deletion short.
+  parts.push(...removedHostParts(db));
   return parts;
 }
 
 /**
- * Deletes what hosts keep beyond its time: rollups, agent logs, host events, items long gone. The
- * pass runs in writer jobs of at most `chunkRows` rows and `PRUNE_CHUNK_MS`, yielding to the event
- * loop between them. Resolves with the rows deleted and the jobs it took.
+ * Deletes what hosts keep beyond its time: rollups, agent logs, host events, items long gone, and what
+ * removed hosts left. The pass runs in writer jobs of at most `chunkRows` rows and `PRUNE_CHUNK_MS`,
+ * yielding to the event loop between them. Resolves with the rows deleted and the jobs it took.
  */
 export async function pruneHosts(
   deps: Deps,
@@ -75,7 +78,7 @@ export async function pruneHosts(
   return pruneInChunks(deps.store.writer, (db) => partsOf(db, now), chunkRows);
 }
 
-/** Runs `pruneHosts` every hour on one clock timer. */
+/** Runs `pruneHosts` every hour on one clock timer; at start, finishes the deletion of hosts removed before a crash. */
 export function createHousekeeping(deps: Deps) {
   let timer: TimerHandle | null = null;
   let pass: Promise<void> = Promise.resolve();
@@ -90,7 +93,14 @@ export function createHousekeeping(deps: Deps) {
     }, HOUR_MS);
   };
   return {
-    start: plan,
+    start() {
+      if (exists(deps.store.read, 'SELECT 1 FROM hosts_removed')) {
+        pass = purgeRemovedHosts(deps)
+          .then(() => {})
+          .catch((error: unknown) => deps.log.warn('removed hosts not purged', { error: String(error) }));
+      }
+      plan();
+    },
     stop() {
       if (timer) deps.clock.clearTimeout(timer);
       timer = null;

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
 import { mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { beingRemoved } from './remove.ts';
 import { fileHostNames, knownHosts, newHostToken, putHostToken, type TokenBy } from './store.ts';
 
 /** Adding hosts and setting their thresholds through the API (docs/hosts.md). */
@@ -12,7 +13,7 @@ const tokenRow = mapper({ tokenHash: nullable(text) });
 /**
  * Gives a host a new token, adding the host when mon does not have it: the token is returned once and
  * stored as its hash, with who made it (`by`). `replaced` when the host had a token, which stops
- * working with this commit.
+ * working with this commit. 409 while a host of that name removed is still being deleted (remove.ts).
  */
 export async function addHost(
   deps: Deps,
@@ -22,6 +23,11 @@ export async function addHost(
   const { token, hash } = newHostToken();
   const now = deps.clock.now();
   const replaced = await deps.store.writer.run((db) => {
+    if (beingRemoved(db, name)) {
+      throw conflict(
+        `the host "${name}" was just removed and its data is being deleted; add it again in a moment`,
+      );
+    }
     const before = one(db, 'SELECT token_hash FROM hosts WHERE name = ?', tokenRow, name);
     putHostToken(db, name, hash, now, by);
     return before?.tokenHash != null;

@@ -39,6 +39,8 @@ export type Polls = {
   close(): void;
   /** Whether a poll of `host` is waiting. */
   waiting(host: string): boolean;
+  /** `host`'s token was revoked (the host removed): its waiting poll is answered now, 401. */
+  revoked(host: string): void;
 };
 
 /**
@@ -159,6 +161,12 @@ export function registerPoll(
       arm();
     },
     waiting: (host) => waiting.has(host),
+    revoked(host) {
+      const w = waiting.get(host);
+      if (!w) return;
+      release(w);
+      arm();
+    },
   };
   // Waiting polls would hold the server's close for up to POLL_WAIT_MS: they are answered first.
   app.addHook('preClose', async () => polls.close());

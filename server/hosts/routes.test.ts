@@ -247,6 +247,8 @@ function routes(item: string) {
       ok: [201],
       write: true,
     },
+    // Last: the first allowed removes it, the next finds it gone.
+    { method: 'DELETE', url: '/api/v1/hosts/old-1', ok: [204, 404], write: true },
   ] as const;
 }
 
@@ -271,6 +273,12 @@ test('each credential: reads for any session and read or write tokens, writes fo
     url: '/api/v1/hosts',
     headers: credentials.write,
     payload: { name: 'web-1' },
+  });
+  await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/hosts',
+    headers: credentials.write,
+    payload: { name: 'old-1' },
   });
   const ts = server.deps.clock.now();
   await storeSample(

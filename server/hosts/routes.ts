@@ -21,6 +21,7 @@ import { installCommands } from './install.ts';
 import { hadItem } from './item-reads.ts';
 import { addHost, setHostAlerts } from './manage.ts';
 import { readHost, readHostsList } from './read.ts';
+import { purgeRemovedHosts, removeHost } from './remove.ts';
 import { readItemSeries } from './rollups.ts';
 import { knownHosts } from './store.ts';
 
@@ -33,6 +34,8 @@ export function registerHostRoutes(
   deps: Deps,
   engine: CheckEngine,
   clocks: HostClocks,
+  /** A host's removal committed: what keeps hosts in memory forgets it. */
+  removed: (host: string) => void,
 ): void {
   app.post('/api/v1/hosts', async (request, reply) => {
     const { name } = addHostSchema.parse(request.body);
@@ -69,6 +72,15 @@ export function registerHostRoutes(
   app.put<NameParams>('/api/v1/hosts/:name/alerts', async (request, reply) => {
     const alerts = hostAlertsSchema.parse(request.body);
     await setHostAlerts(deps, request.params.name, alerts);
+    return reply.code(204).send();
+  });
+
+  // mon's own extension of SPEC's host routes (docs/api-hosts.md): 204 once its data is gone too.
+  app.delete<NameParams>('/api/v1/hosts/:name', async (request, reply) => {
+    const { name } = request.params;
+    await removeHost(deps, engine, name, removed);
+    logSecurity(deps, request, 'host.removed', { host: name });
+    await purgeRemovedHosts(deps);
     return reply.code(204).send();
   });
 

@@ -36,6 +36,8 @@ export type SilenceWatch = {
   stop(): void;
   /** A frame of `host` arrived at `at` and is committed. */
   seen(host: string, at: number): void;
+  /** `host` was removed: it is no longer watched nor counted. */
+  forget(host: string): void;
 };
 
 /**
@@ -189,6 +191,11 @@ export function createSilenceWatch(options: {
       lastFrame.set(host, at);
       count(clock.now());
       if (timer === null) arm();
+    },
+    forget(host) {
+      if (!lastFrame.delete(host)) return;
+      count(clock.now());
+      arm();
     },
   };
 }

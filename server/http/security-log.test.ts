@@ -91,6 +91,8 @@ test('security events are logged with who, where and what, and never a secret', 
     });
     assert.equal(host.statusCode, 201);
     secrets.push((host.json() as { token: string }).token);
+    const hostRemoved = await app.inject({ method: 'DELETE', url: '/api/v1/hosts/web-1', headers: admin });
+    assert.equal(hostRemoved.statusCode, 204);
 
     const changed = await app.inject({
       method: 'PUT',
@@ -170,6 +172,10 @@ test('security events are logged with who, where and what, and never a secret', 
     assert.deepEqual(
       event('host.token.created').map((e) => [e.host, e.replaced, e.user]),
       [['web-1', false, 'admin@example.com']],
+    );
+    assert.deepEqual(
+      event('host.removed').map((e) => [e.host, e.user]),
+      [['web-1', 'admin@example.com']],
     );
     assert.equal(event('user.changed')[0]?.passwordReset, true);
     assert.equal(event('user.changed')[0]?.previousRole, 'viewer');

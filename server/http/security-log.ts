@@ -22,6 +22,7 @@ const events = {
   'token.created': { level: 'info', message: 'API token created' },
   'token.revoked': { level: 'info', message: 'API token revoked' },
   'host.token.created': { level: 'info', message: 'host token made' },
+  'host.removed': { level: 'info', message: 'host removed, its token revoked' },
 } as const satisfies Record<string, { level: 'info' | 'warn'; message: string }>;
 
 export type SecurityEvent = keyof typeof events;

@@ -1,6 +1,6 @@
-import type { HostAlert } from '../events.ts';
+import type { HostAlert, HostRemoved } from '../events.ts';
 import { alertFailed, closeAlert, type IncidentJob, row } from './record.ts';
-import { openAlert } from './store.ts';
+import { openAlert, openHostAlerts } from './store.ts';
 
 /**
  * Host alerts in incidents (docs/incidents.md "Lifecycle"). A host's own alert (a threshold, its agent
@@ -34,4 +34,22 @@ function hostAlertRecovered(job: IncidentJob, e: HostAlert): void {
     service: e.service ?? held.service,
     host: e.host,
   });
+}
+
+/** What a removed host's alerts say as they close (and, the last closed, their incident resolves). */
+export const removedDetail = (host: string) => `the host ${host} was removed`;
+
+/**
+ * A host was removed: its own alerts and its containers' still open close as removed, as a removed
+ * check's does (lifecycle.ts), and each incident resolves with its last failing alert.
+ */
+export function hostRemoved(job: IncidentJob, e: HostRemoved): void {
+  const detail = removedDetail(e.host);
+  for (const held of openHostAlerts(job.db, e.host)) {
+    closeAlert(job, held, detail, {
+      ...row(e.ts, 'recovered', `${held.name} removed`, detail),
+      service: held.service,
+      host: e.host,
+    });
+  }
 }

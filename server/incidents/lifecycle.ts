@@ -1,14 +1,15 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DomainEvents, EventSubscriber } from '../events.ts';
 import type { ServiceGraph } from './graph.ts';
-import { hostAlertChanged } from './host-alerts.ts';
+import { hostAlertChanged, hostRemoved } from './host-alerts.ts';
 import { alertFailed, closeAlert, type IncidentJob, row } from './record.ts';
 import { openAlert } from './store.ts';
 
 /**
  * The incident lifecycle (docs/incidents.md), a transactional subscriber of domain events: a check going
  * down opens an incident or joins one, a recovery (or the check's removal) closes its alert, and the
- * incident resolves when none is left failing; host alerts do the same (host-alerts.ts). Each change is
+ * incident resolves when none is left failing; host alerts do the same, a host's removal closing them
+ * (host-alerts.ts). Each change is
  * a timeline row and an `incident.change` event dispatched in the same transaction, and names its live
  * keys for after the commit (record.ts).
  */
@@ -35,6 +36,9 @@ export function incidentSubscriber(ctx: IncidentContext): EventSubscriber {
           break;
         case 'host.alert':
           hostAlertChanged(job, e);
+          break;
+        case 'host.removed':
+          hostRemoved(job, e);
           break;
         case 'incident.change':
           break;

@@ -123,6 +123,22 @@ export function openAlert(db: DatabaseSync, key: string): AlertRecord | undefine
 }
 
 /**
+ * The host alerts of `host` still failing in open incidents: its own and its containers' (a check's
+ * alert names the host it runs from too, but is the check's).
+ */
+export function openHostAlerts(db: DatabaseSync, host: string): AlertRecord[] {
+  return all(
+    db,
+    `SELECT ${alertColumns} FROM incident_alerts
+     WHERE incident IN (SELECT id FROM incidents WHERE resolved_at IS NULL)
+       AND host = ? AND check_id IS NULL AND recovered_at IS NULL
+     ORDER BY opened_at, key`,
+    alertRecord,
+    host,
+  );
+}
+
+/**
  * The open incident `service` belongs to: the one it opened, else one it joined as impact; the oldest
  * when there are several.
  */

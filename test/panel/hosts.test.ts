@@ -381,6 +381,7 @@ test('the host list shows each host with its agent, numbers, alerts and discover
       await page.getByRole('link', { name: 'web-1' }).click();
       await page.getByTestId('thresholds-read').waitFor();
       assert.equal(await page.getByRole('button', { name: 'New token…' }).count(), 0);
+      assert.equal(await page.getByRole('button', { name: 'Remove host…' }).count(), 0);
       assert.equal(await page.getByTestId('discovered').getByRole('button').count(), 0);
       assert.equal(await page.getByTestId('thresholds-file').count(), 0, 'not a file host');
     },
@@ -494,5 +495,63 @@ test('the incident page shows its host around the start, the largest items and t
     assert.match(String(await host.textContent()), /Lines the mon agent on web-1 logged/);
     assert.equal(await page.title(), 'web-1: CPU above 90% · mon');
     await page.screenshot({ path: artifactPath('42-incident-host.png'), fullPage: true });
+  });
+});
+
+test('Remove host asks first naming what goes, shows why it is refused, then removes; a host of mon.toml has no such button', async () => {
+  await api('POST', '/hosts', { name: 'old-1' });
+  await world.server.deps.store.writer.run((db) => {
+    addItemSample(db, 'old-1', 'container', 'worker', T0 - MIN, 5, 2 ** 20);
+    statement(
+      db,
+      `INSERT INTO host_items (host, kind, name, id, state, first_seen, updated_at)
+       VALUES ('old-1', 'container', 'worker', 'b000000000000001', 'running', ?, ?)`,
+    ).run(T0 - MIN, T0 - MIN);
+  });
+  const check = await api<Created>('POST', '/checks', {
+    name: 'old-home',
+    service: 'shop',
+    kind: 'http',
+    target: world.target.url,
+    everyMs: 60_000,
+    from: 'old-1',
+  });
+  await withPage('host-remove', async (page) => {
+    await page.goto(`${base}/hosts/old-1`);
+    await page.getByRole('button', { name: 'Remove host…' }).waitFor();
+    await page.screenshot({ path: artifactPath('45-host-remove.png') });
+    await page.getByRole('button', { name: 'Remove host…' }).click();
+    await page.getByText('Remove old-1? Its token stops working at once').waitFor();
+    assert.match(
+      String(await page.locator('.confirm').textContent()),
+      /its 1 container, its metrics, host events and agent logs are deleted/,
+    );
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(
+      (await api<HostsList>('GET', '/hosts')).hosts.some((h) => h.name === 'old-1'),
+      true,
+    );
+
+    // A check still runs from it: the refusal names it, and the host stays.
+    await page.getByRole('button', { name: 'Remove host…' }).click();
+    await page.getByRole('button', { name: 'Remove host', exact: true }).click();
+    await page.getByText('checks run from the host "old-1": "old-home" (panel)').waitFor();
+    await page.screenshot({ path: artifactPath('46-host-remove-refused.png'), fullPage: true });
+
+    await api('DELETE', `/checks/${check.id}`);
+    await page.getByRole('button', { name: 'Remove host', exact: true }).click();
+    await page.waitForURL(`${base}/hosts`);
+    await page.locator('tr[data-host="web-1"]').waitFor();
+    assert.equal(await page.locator('tr[data-host="old-1"]').count(), 0);
+    assert.equal(
+      (await api<HostsList>('GET', '/hosts')).hosts.some((h) => h.name === 'old-1'),
+      false,
+    );
+
+    // db-1 is named in mon.toml (the thresholds test): it goes by taking it out of the file.
+    await page.goto(`${base}/hosts/db-1`);
+    await page.getByTestId('thresholds-read').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'New token…' }).count(), 1);
+    assert.equal(await page.getByRole('button', { name: 'Remove host…' }).count(), 0);
   });
 });

@@ -16,6 +16,7 @@ import { Installed } from './Installed.tsx';
 import { Items } from './Items.tsx';
 import { type Range, ranges } from './keys.ts';
 import { useHost, useNewToken } from './queries.ts';
+import { RemoveHost } from './RemoveHost.tsx';
 import { Thresholds } from './Thresholds.tsx';
 import './hosts.css';
 
@@ -65,7 +66,13 @@ export default function HostPage({ name }: { name: string }) {
             {h.fromFile ? ' · named in mon.toml' : ''}
           </p>
         </div>
-        {canWrite ? <NewToken name={h.name} onDone={setAdded} /> : null}
+        {canWrite ? (
+          <div className="actions">
+            <NewToken name={h.name} onDone={setAdded} />
+            {/* A host of mon.toml goes by taking it out of the file. */}
+            {h.fromFile ? null : <RemoveHost host={h} />}
+          </div>
+        ) : null}
       </div>
       {added ? <Installed added={added} onDone={() => setAdded(null)} /> : null}
       {outdated ? (

@@ -7,7 +7,8 @@ import type {
   ItemSeries,
   Monitored,
 } from '../../../../protocol/hosts.ts';
-import { enc, get, post, put } from '../../lib/api.ts';
+import { del, enc, get, post, put } from '../../lib/api.ts';
+import { navigate } from '../../lib/router.tsx';
 import { serviceKeys } from '../services/keys.ts';
 import { hostKeys, type Range, REFRESH_MS } from './keys.ts';
 
@@ -60,6 +61,20 @@ export function useNewToken(name: string, onDone: (added: AddedHost) => void) {
     onSuccess: (added) => {
       onDone(added);
       void refresh();
+    },
+  });
+}
+
+/** Removes the host with its data (a 409 says what holds it), then shows the hosts list. */
+export function useRemoveHost(name: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => del(`/hosts/${enc(name)}`),
+    onSuccess: () => {
+      navigate('/hosts');
+      client.removeQueries({ queryKey: hostKeys.one(name) });
+      void client.invalidateQueries({ queryKey: hostKeys.list });
+      void client.invalidateQueries({ queryKey: serviceKeys.list });
     },
   });
 }

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
 import type { HostsList } from '../../protocol/hosts.ts';
@@ -234,4 +237,23 @@ test('the data of a removed host goes in bounded jobs; the name cannot be added 
     Object.values(rowsOf(kit, 'old-1')).map(() => 0),
   );
   assert.equal(kit.count('SELECT count(*) AS n FROM hosts_removed'), 0);
+});
+
+test('a removal a crash cut short is finished when the server starts again', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mon-remove-'));
+  const first = await hostServer({ dataDir: dir });
+  await first.addHost('web-1');
+  await storeSample(first.server, 'web-1', sample(T0, { containers: [container({ name: 'redis' })] }));
+  await removeHost(first.server.deps, first.engine, 'web-1', () => {});
+  assert.ok(rowsOf(first, 'web-1').host_rollups! > 0, 'stopped before its data went');
+  await first.server.close();
+
+  const again = await hostServer({ dataDir: dir });
+  t.after(() => again.server.dispose());
+  await again.server.hosts.pruned();
+  assert.equal(again.count('SELECT count(*) AS n FROM hosts_removed'), 0);
+  assert.ok(
+    Object.values(rowsOf(again, 'web-1')).every((n) => n === 0),
+    JSON.stringify(rowsOf(again, 'web-1')),
+  );
 });

@@ -70,6 +70,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
         silence.forget(host);
         polls?.revoked(host);
         clocks.forget(host);
+        void housekeeping.purgeRemoved();
       });
     },
     start() {
@@ -92,7 +93,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
     framesWaiting: () => frames.size,
     /** Whether a poll of `host` waits for a change (tests). */
     pollWaiting: (host: string) => polls?.waiting(host) ?? false,
-    /** Resolves once the hourly pruning under way, if any, is done (tests). */
+    /** Resolves once the pruning under way (hourly, or of a removed host), if any, is done (tests). */
     pruned: () => housekeeping.idle(),
   };
 }

@@ -78,34 +78,40 @@ export async function pruneHosts(
   return pruneInChunks(deps.store.writer, (db) => partsOf(db, now), chunkRows);
 }
 
-/** Runs `pruneHosts` every hour on one clock timer; at start, finishes the deletion of hosts removed before a crash. */
+/**
+ * Runs `pruneHosts` every hour on one clock timer, and deletes what a removed host left once its
+ * removal commits (remove.ts) and at start (a removal a crash cut short). Passes run one after another.
+ */
 export function createHousekeeping(deps: Deps) {
   let timer: TimerHandle | null = null;
   let pass: Promise<void> = Promise.resolve();
+  const then = (what: string, work: () => Promise<unknown>) => {
+    pass = pass
+      .then(work)
+      .then(() => {})
+      .catch((error: unknown) => deps.log.warn(what, { error: String(error) }));
+    return pass;
+  };
   const plan = () => {
     timer = deps.clock.setTimeout(() => {
-      pass = pruneHosts(deps)
-        .then(() => {})
-        .catch((error: unknown) => deps.log.warn('host data not pruned', { error: String(error) }))
-        .finally(() => {
-          if (timer !== null) plan();
-        });
+      void then('host data not pruned', () => pruneHosts(deps)).finally(() => {
+        if (timer !== null) plan();
+      });
     }, HOUR_MS);
   };
+  const purgeRemoved = () => then('removed hosts not purged', () => purgeRemovedHosts(deps));
   return {
     start() {
-      if (exists(deps.store.read, 'SELECT 1 FROM hosts_removed')) {
-        pass = purgeRemovedHosts(deps)
-          .then(() => {})
-          .catch((error: unknown) => deps.log.warn('removed hosts not purged', { error: String(error) }));
-      }
+      if (exists(deps.store.read, 'SELECT 1 FROM hosts_removed')) void purgeRemoved();
       plan();
     },
     stop() {
       if (timer) deps.clock.clearTimeout(timer);
       timer = null;
     },
-    /** Resolves once the pass under way, if any, is done. */
+    /** A host's removal committed: its series, events and logs go now, in bounded jobs. */
+    purgeRemoved,
+    /** Resolves once the passes under way, if any, are done. */
     idle: () => pass,
   };
 }

@@ -7,13 +7,16 @@ import { AGENT_PROTOCOL, SAMPLE_EVERY_MS } from '../protocol/agent.ts';
 /**
  * Simulated agents for the hosts benchmark, in their own process: each posts one gzipped batch (a
  * sample with 5 containers and 10 units, and a log line) every 15 s, spread evenly over the interval,
- * and keeps one long poll open, as the real agent does. Reports what the server answered.
+ * and keeps one long poll open, as the real agent does. The first `ciCount` are CI runners: each
+ * sample also lists the job containers of the last 5 minutes (2 new ones, named anew, a sample) and a
+ * transient unit per sample living a minute. Reports what the server answered, the CI runners apart.
  *
- * argv: base URL, tokens (comma list), duration in ms.
+ * argv: base URL, tokens (comma list), duration in ms, CI runners among them.
  */
-const [base, tokenList, durationText] = process.argv.slice(2);
+const [base, tokenList, durationText, ciText] = process.argv.slice(2);
 const tokens = tokenList!.split(',');
 const duration = Number(durationText);
+const ciCount = Number(ciText ?? 0);
 const url = new URL(base!);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 
@@ -44,6 +47,37 @@ const units = (i: number): UnitSample[] =>
     memory: 20 * 1024 * 1024,
   }));
 
+/** A CI runner's jobs: containers living 20 samples, units 4, by the sample they started at. */
+const jobs = new Map<
+  number,
+  { n: number; containers: { name: string; at: number }[]; units: { name: string; at: number }[] }
+>();
+
+function ciItems(i: number, ts: number): { containers: ContainerSample[]; units: UnitSample[] } {
+  const own = jobs.get(i) ?? { n: 0, containers: [], units: [] };
+  jobs.set(i, own);
+  const n = own.n++;
+  const fresh = () => randomUUID().slice(0, 8);
+  own.containers = [
+    ...own.containers.filter((c) => n - c.at < 20),
+    ...[0, 1].map(() => ({ name: `runner-${fresh()}-build`, at: n })),
+  ];
+  own.units = [...own.units.filter((u) => n - u.at < 4), { name: `run-r${fresh()}.service`, at: n }];
+  return {
+    containers: own.containers.map((c) => ({
+      ...containers(i, ts)[0]!,
+      id: `${c.name}`.padEnd(64, '0'),
+      name: c.name,
+      image: 'registry.example/ci/job:latest',
+      health: null,
+      startedAt: ts,
+      cpu: 90,
+      labels: { 'com.docker.compose.project': c.name },
+    })),
+    units: own.units.map((u) => ({ ...units(i)[0]!, name: u.name, cpu: 90 })),
+  };
+}
+
 function sample(i: number, ts: number): SampleFrame {
   return {
     kind: 'sample',
@@ -58,6 +92,17 @@ function sample(i: number, ts: number): SampleFrame {
     temperatures: [{ sensor: 'coretemp Package id 0', celsius: 45 }],
     containers: containers(i, ts),
     units: units(i),
+  };
+}
+
+function agentSample(i: number, ts: number): SampleFrame {
+  const base = sample(i, ts);
+  if (i >= ciCount) return base;
+  const ci = ciItems(i, ts);
+  return {
+    ...base,
+    containers: [...base.containers!, ...ci.containers],
+    units: [...base.units!, ...ci.units],
   };
 }
 
@@ -89,6 +134,7 @@ function request(method: string, path: string, token: string, body?: Buffer): Pr
 }
 
 const frameResults: Result[] = [];
+const ciResults: Result[] = [];
 const polls = { answered: 0, failed: 0 };
 let stopping = false;
 
@@ -137,10 +183,10 @@ for (const [i, token] of tokens.entries()) {
     const body = gzipSync(
       JSON.stringify({
         batch: randomUUID(),
-        frames: [sample(i, ts), { kind: 'log', lines: [{ ts, level: 'info', text: `sampled ${ts}` }] }],
+        frames: [agentSample(i, ts), { kind: 'log', lines: [{ ts, level: 'info', text: `sampled ${ts}` }] }],
       }),
     );
-    frameResults.push(await request('POST', '/agent/v1/frames', token, body));
+    (i < ciCount ? ciResults : frameResults).push(await request('POST', '/agent/v1/frames', token, body));
   };
   setTimeout(() => {
     void send();
@@ -151,17 +197,17 @@ for (const [i, token] of tokens.entries()) {
 
 setTimeout(() => {
   stopping = true;
-  const ok = frameResults.filter((r) => r.status === 200);
-  const statuses: Record<string, number> = {};
-  for (const r of frameResults) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-  const ms = ok.map((r) => r.ms).sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
+  const summary = (results: Result[]) => {
+    const ok = results.filter((r) => r.status === 200);
+    const statuses: Record<string, number> = {};
+    for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    const ms = ok.map((r) => r.ms).sort((a, b) => a - b);
+    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
+    return { sent: results.length, stored: ok.length, statuses, p50: at(0.5), p99: at(0.99) };
+  };
   process.send?.({
-    sent: frameResults.length,
-    stored: ok.length,
-    statuses,
-    p50: at(0.5),
-    p99: at(0.99),
+    ...summary([...frameResults, ...ciResults]),
+    ci: summary(ciResults),
     seconds: (Date.now() - began) / 1000,
     polls,
   });

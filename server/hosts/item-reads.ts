@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ContainerRow, DiscoveredItem, UnitRow } from '../../protocol/hosts.ts';
 import { all, exists, int, json, mapper, nullable, oneOf, real, text } from '../store/rows.ts';
+import { DISMISSED_LIVE_SQL } from './item-counts.ts';
 import type { Membership } from './membership.ts';
 
 /**
@@ -43,7 +44,7 @@ export function itemsOf(db: DatabaseSync, m: Membership, host: string): HostItem
     db,
     `SELECT id, kind, name, state, sub_state, health, restarts, exit_code, image, started_at, labels, cpu,
        memory, first_seen, updated_at
-     FROM host_items WHERE host = ? AND gone_at IS NULL ORDER BY name`,
+     FROM host_items INDEXED BY host_items_live WHERE host = ? AND gone_at IS NULL ORDER BY name`,
     itemRow,
     host,
   );
@@ -85,14 +86,7 @@ const idRow = mapper({ id: text });
 
 /** The host's discovered items: of no service and not dismissed; containers, then units, each by name. */
 export function discoveredOf(db: DatabaseSync, host: string, items: HostItems): DiscoveredItem[] {
-  const dismissed = new Set(
-    all(
-      db,
-      `SELECT d.id FROM discovered_dismissed d JOIN host_items i ON i.id = d.id WHERE i.host = ?`,
-      idRow,
-      host,
-    ).map((r) => r.id),
-  );
+  const dismissed = new Set(all(db, DISMISSED_LIVE_SQL, idRow, host).map((r) => r.id));
   return (
     items.unowned
       .filter((r) => !dismissed.has(r.id))

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/agent.ts';
-import { all, bool, int, mapper, nullable, oneOf, real, text } from '../store/rows.ts';
+import { all, bool, int, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { restartsSince } from './container-alerts.ts';
 import { type CountedItem, countItems, dismissedOf, itemKey, keepItemCounts } from './item-counts.ts';
@@ -72,6 +72,14 @@ export type HostEvent = {
   service: string | null;
   detail: string;
 };
+
+const ITEM_COLUMNS = `kind, name, container_id, state, sub_state, health, restarts, exit_code, oom_killed, image,
+  image_id, started_at, labels, cpu, memory, gone_at`;
+/** The host's items not gone, along their index (migration 024); exported for the test of its plan. */
+export const LIVE_ITEMS_SQL = `SELECT ${ITEM_COLUMNS} FROM host_items INDEXED BY host_items_live
+  WHERE host = ? AND gone_at IS NULL`;
+/** One item by its key: a gone one the sample lists again (it came back), or none (a new one). */
+export const ITEM_BY_KEY_SQL = `SELECT ${ITEM_COLUMNS} FROM host_items WHERE host = ? AND kind = ? AND name = ?`;
 
 const upsertSql = `INSERT INTO host_items (host, kind, name, id, container_id, state, sub_state, health, restarts,
     exit_code, oom_killed, image, image_id, started_at, labels, cpu, memory, first_seen, updated_at, gone_at)
@@ -164,16 +172,12 @@ export function applyItems(
   const events: HostEvent[] = [];
   const imageChanges: ImageChange[] = [];
   if (containers === null && units === null) return { events, imageChanges };
+  // The live items, then a gone one only when the sample lists it again: a sample costs what it
+  // carries, not the items the host had and lost today.
   const stored = new Map<string, StoredItem>();
-  for (const row of all(
-    db,
-    `SELECT kind, name, container_id, state, sub_state, health, restarts, exit_code, oom_killed, image, image_id, started_at,
-       labels, cpu, memory, gone_at FROM host_items WHERE host = ?`,
-    storedRow,
-    host,
-  )) {
-    stored.set(itemKey(row.kind, row.name), row);
-  }
+  for (const row of all(db, LIVE_ITEMS_SQL, storedRow, host)) stored.set(itemKey(row.kind, row.name), row);
+  const storedOf = (kind: ItemKind, name: string, key: string) =>
+    stored.get(key) ?? one(db, ITEM_BY_KEY_SQL, storedRow, host, kind, name);
   const upsert = statement(db, upsertSql);
   const write = (kind: ItemKind, name: string, fields: ItemFields) =>
     upsert.run(
@@ -206,7 +210,7 @@ export function applyItems(
     if (seen.has(key)) continue;
     seen.add(key);
     live.push({ kind: 'container', name: c.name, labels: c.labels });
-    const before = stored.get(key);
+    const before = storedOf('container', c.name, key);
     const service = membership.serviceOf(host, 'container', c.name, c.labels);
     if (before) {
       for (const e of containerEvents(before, c, ts)) events.push({ ...e, subject: c.name, service });
@@ -223,7 +227,7 @@ export function applyItems(
     if (seen.has(key)) continue;
     seen.add(key);
     live.push({ kind: 'unit', name: u.name, labels: {} });
-    const before = stored.get(key);
+    const before = storedOf('unit', u.name, key);
     if (before) {
       const found = unitEvents(before, u);
       if (found.length > 0) {
@@ -242,7 +246,6 @@ export function applyItems(
     'UPDATE host_items SET gone_at = ? WHERE host = ? AND kind = ? AND name = ? AND gone_at IS NULL',
   );
   for (const item of stored.values()) {
-    if (item.goneAt !== null) continue;
     const listed = item.kind === 'container' ? containers : units;
     if (listed === null) live.push({ kind: item.kind, name: item.name, labels: labelsOf(item.labels) });
     else if (!seen.has(itemKey(item.kind, item.name))) gone.run(ts, host, item.kind, item.name);

@@ -37,5 +37,20 @@ export const notFound = (detail?: string) => new Problem(404, 'not found', detai
 export const conflict = (detail: string) => new Problem(409, 'conflict', detail);
 export const tooMany = (retryAfterSeconds: number, detail?: string) =>
   new Problem(429, 'too many requests', detail, retryAfterSeconds);
+/**
+ * The 429 of a flood, made once per Retry-After value: a flood asks for thousands a second, and each
+ * Problem is an Error with a stack to capture.
+ */
+export function tooManyOnce(detail: string): (retryAfterSeconds: number) => Problem {
+  const made = new Map<number, Problem>();
+  return (retryAfterSeconds) => {
+    let problem = made.get(retryAfterSeconds);
+    if (!problem) {
+      problem = tooMany(retryAfterSeconds, detail);
+      made.set(retryAfterSeconds, problem);
+    }
+    return problem;
+  };
+}
 export const unavailable = (retryAfterSeconds: number, detail?: string) =>
   new Problem(503, 'service unavailable', detail, retryAfterSeconds);

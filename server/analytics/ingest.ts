@@ -4,7 +4,7 @@ import { clientAddress, peerAddress, rateKey, trustedProxies } from '../auth/cli
 import { RateLimiter } from '../auth/rate-limit.ts';
 import type { Deps } from '../deps.ts';
 import type { rejectReasons } from '../metrics.ts';
-import { forbidden, invalid, notFound, Problem, tooMany } from '../problem.ts';
+import { forbidden, invalid, notFound, Problem, tooManyOnce } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import { createCountries } from './countries.ts';
 import { trackerItem } from './enrich.ts';
@@ -28,16 +28,8 @@ type Reason = (typeof rejectReasons)[number];
 const tooLarge = new Problem(413, 'body too large', 'the body is over 8 KiB');
 const noSite = notFound('no site has this domain');
 const isBot = forbidden('bots and automated browsers are not counted');
-const overRate = new Map<number, Problem>();
-function tooManyEvents(retryAfter: number): Problem {
-  let problem = overRate.get(retryAfter);
-  if (!problem) {
-    // Retry-After is 1 at 2 events a second (rate-limit.ts): this holds a value or two.
-    problem = tooMany(retryAfter, 'too many events from this address');
-    overRate.set(retryAfter, problem);
-  }
-  return problem;
-}
+// Retry-After is 1 at 2 events a second (rate-limit.ts): this holds a value or two.
+const tooManyEvents = tooManyOnce('too many events from this address');
 
 /** Statuses fastify itself answers before the handler (a chunked body too large, a content type it does not read). */
 const malformedStatuses = new Set([400, 413, 415]);

@@ -5,7 +5,7 @@ import { clientOf } from '../auth/service.ts';
 import type { Deps } from '../deps.ts';
 import { routeOf } from '../http/security-log.ts';
 import { securitySummary } from '../http/security-summary.ts';
-import { Problem, tooMany } from '../problem.ts';
+import { Problem, tooMany, tooManyOnce } from '../problem.ts';
 import { exists } from '../store/rows.ts';
 import { hostByToken, hostTokenHash, type TokenBy } from './store.ts';
 
@@ -61,19 +61,9 @@ export function createAgentGate(deps: Deps): AgentGate {
     limited.note(request, { ...where(request), detail: problem.detail ?? problem.title });
     return problem;
   };
-  // Made once per Retry-After: a flood asks for thousands, and each Problem captures a stack.
-  const tooManyRefused = new Map<number, Problem>();
-  const refusedProblem = (retryAfter: number) => {
-    let problem = tooManyRefused.get(retryAfter);
-    if (!problem) {
-      problem = tooMany(
-        retryAfter,
-        'too many requests with a host token that names no host from this address',
-      );
-      tooManyRefused.set(retryAfter, problem);
-    }
-    return problem;
-  };
+  const refusedProblem = tooManyOnce(
+    'too many requests with a host token that names no host from this address',
+  );
 
   return {
     admit(request) {

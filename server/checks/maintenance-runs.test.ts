@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStore } from '../store/db.ts';
+import { pruneNow } from '../store/pruning.ts';
 import { statement } from '../store/statements.ts';
 import { tempDir } from '../testing.ts';
 import { coverSpan, runsInside } from './maintenance-runs.ts';
-import { addToRollups, DAY, HOUR, MINUTE, pruneRollups } from './rollups.ts';
-import { pruneRuns } from './runs.ts';
+import { addToRollups, DAY, HOUR, MINUTE, rollupParts } from './rollups.ts';
+import { runParts } from './runs.ts';
 
 /** Counting the runs inside maintenance windows from rollups and, at the edges, from stored runs. */
 
@@ -68,8 +69,7 @@ test('runs inside a window are counted exactly within 2 days; older edges count 
       insert.run(r.ts, r.status);
       addToRollups(db, { checkId: 'c1', ts: r.ts, status: r.status, latencyMs: null, value: null });
     }
-    pruneRuns(db, ['c1'], NOW, 90 * DAY);
-    pruneRollups(db, NOW);
+    pruneNow(db, [...runParts('c1', NOW, 90 * DAY), ...rollupParts(NOW)]);
   });
   const db = store.read;
 

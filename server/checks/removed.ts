@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { deleting, type PrunePart } from '../store/pruning.ts';
 import { all, exists, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { DAY } from './rollups.ts';
@@ -100,11 +101,32 @@ export function takeBack(db: DatabaseSync, name: string, now: number): CheckReco
   return getCheck(db, row.id);
 }
 
-/** Deletes for good the checks removed a day or more before `now`, with their history; how many. */
-export function purgeRemoved(db: DatabaseSync, now: number): number {
-  const ids = all(db, 'SELECT id FROM removed_checks WHERE removed_at <= ?', idOnly, now - KEEP_REMOVED_MS);
-  for (const id of ids) purge(db, id);
-  return ids.length;
+/** The checks removed a day or more before `now`: gone for good, with their history. */
+export function purgeable(db: DatabaseSync, now: number): string[] {
+  return all(db, 'SELECT id FROM removed_checks WHERE removed_at <= ?', idOnly, now - KEEP_REMOVED_MS);
+}
+
+/**
+ * The parts that delete a removed check's history, its row last: a pass a crash cut short is taken up
+ * again by the next (the row still names it).
+ */
+export function purgeParts(id: string): PrunePart[] {
+  return [
+    deleting(
+      'DELETE FROM check_runs WHERE rowid IN (SELECT rowid FROM check_runs WHERE check_id = ? LIMIT ?)',
+      id,
+    ),
+    deleting(
+      `DELETE FROM check_rollups WHERE (check_id, res, bucket) IN
+         (SELECT check_id, res, bucket FROM check_rollups WHERE check_id = ? LIMIT ?)`,
+      id,
+    ),
+    deleting(
+      'DELETE FROM check_changes WHERE id IN (SELECT id FROM check_changes WHERE check_id = ? LIMIT ?)',
+      id,
+    ),
+    deleting('DELETE FROM removed_checks WHERE id = ? AND ? > 0', id),
+  ];
 }
 
 function purge(db: DatabaseSync, id: string): void {

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Series } from '../../protocol/reads.ts';
+import { deleting, type PrunePart } from '../store/pruning.ts';
 import { all, int, mapper, nullable, one, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 
@@ -122,10 +123,16 @@ export function addToRollups(db: DatabaseSync, run: RollupRun): void {
   }
 }
 
-/** Deletes rollups past their resolution's retention. */
-export function pruneRollups(db: DatabaseSync, now: number): void {
-  const stmt = statement(db, 'DELETE FROM check_rollups WHERE res = ? AND bucket < ?');
-  for (const { res, keepMs } of resolutions) stmt.run(res, now - keepMs);
+/** The parts that delete rollups past their resolution's retention, along `check_rollups_by_age`. */
+export function rollupParts(now: number): PrunePart[] {
+  return resolutions.map(({ res, keepMs }) =>
+    deleting(
+      `DELETE FROM check_rollups WHERE (check_id, res, bucket) IN
+         (SELECT check_id, res, bucket FROM check_rollups WHERE res = ? AND bucket < ? LIMIT ?)`,
+      res,
+      now - keepMs,
+    ),
+  );
 }
 
 export type WindowTotals = { up: number; down: number; degraded: number; latCount: number; latSum: number };

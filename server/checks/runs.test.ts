@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { migrate } from '../store/db.ts';
+import { pruneNow } from '../store/pruning.ts';
 import { int, scalar } from '../store/rows.ts';
-import { pruneRuns } from './runs.ts';
+import { runParts } from './runs.ts';
 
 const H = 3600_000;
 const D = 24 * H;
@@ -23,7 +24,7 @@ const count = (db: DatabaseSync, where = '1') =>
 
 test('pruning keeps the newest 90 runs whatever their age (a domain check runs every 6 hours)', () => {
   const db = database(Array.from({ length: 121 }, (_, i) => ({ ts: now - i * 6 * H, status: 'up' })));
-  pruneRuns(db, ['c1'], now, 7 * D);
+  pruneNow(db, runParts('c1', now, 7 * D));
   assert.equal(count(db), 90);
 });
 
@@ -34,7 +35,7 @@ test('a short check_results removes old failures only: up runs keep their 2 days
     status: 'down',
   }));
   const db = database([...oldFailures, ...ups]);
-  pruneRuns(db, ['c1'], now, 1 * D);
+  pruneNow(db, runParts('c1', now, 1 * D));
   assert.equal(count(db, "status = 'up'"), 100, 'up runs younger than 2 days stay');
   assert.equal(count(db, "status = 'down'"), 0, 'failures older than check_results go');
 });
@@ -45,9 +46,9 @@ test('failures within check_results stay; older ones go unless among the newest 
     status: i % 2 ? 'down' : 'degraded',
   }));
   const db = database(failures);
-  pruneRuns(db, ['c1'], now, 3 * D);
+  pruneNow(db, runParts('c1', now, 3 * D));
   // 72 hours of hourly failures are within 3 days (ts > now - 3 d): 72; the newest 90 cover them and 18 more.
   assert.equal(count(db), 90);
-  pruneRuns(db, ['c1'], now, 5 * D);
+  pruneNow(db, runParts('c1', now, 5 * D));
   assert.equal(count(db), 90);
 });

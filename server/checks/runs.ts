@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { deleting, type PrunePart } from '../store/pruning.ts';
 import { statement } from '../store/statements.ts';
 import { addToRollups, DAY } from './rollups.ts';
 import type { RunStatus } from './state.ts';
@@ -64,20 +65,19 @@ export function writeRun(db: DatabaseSync, { record: c, run, changes }: RunWrite
   return true;
 }
 
-/** Deletes old raw runs of the given checks: up runs after 2 days (keeping the newest 90), failures after `failuresKeepMs`. */
-export function pruneRuns(db: DatabaseSync, checkIds: string[], now: number, failuresKeepMs: number): void {
-  // The newest 90 runs (the detail's beats) always stay, whatever their status and age.
-  const olderThanBeats = `ts < (SELECT ts FROM check_runs WHERE check_id = $id ORDER BY ts DESC LIMIT 1 OFFSET ${BEATS - 1})`;
-  const ups = statement(
-    db,
-    `DELETE FROM check_runs WHERE check_id = $id AND status = 'up' AND ts < $cut AND ${olderThanBeats}`,
-  );
-  const failures = statement(
-    db,
-    `DELETE FROM check_runs WHERE check_id = $id AND status != 'up' AND ts < $cut AND ${olderThanBeats}`,
-  );
-  for (const id of checkIds) {
-    ups.run({ id, cut: now - RAW_KEEP_MS });
-    failures.run({ id, cut: now - failuresKeepMs });
-  }
+/**
+ * The parts that delete a check's runs past their time: up runs after RAW_KEEP_MS, failures after
+ * `failuresKeepMs`. The newest BEATS runs (the detail's beats) always stay, whatever their status and age.
+ */
+export function runParts(checkId: string, now: number, failuresKeepMs: number): PrunePart[] {
+  const older = (status: string, cut: number) =>
+    deleting(
+      `DELETE FROM check_runs WHERE rowid IN (SELECT rowid FROM check_runs
+         WHERE check_id = ?1 AND ${status} AND ts < ?2
+           AND ts < (SELECT ts FROM check_runs WHERE check_id = ?1 ORDER BY ts DESC LIMIT 1 OFFSET ${BEATS - 1})
+         LIMIT ?3)`,
+      checkId,
+      cut,
+    );
+  return [older("status = 'up'", now - RAW_KEEP_MS), older("status != 'up'", now - failuresKeepMs)];
 }

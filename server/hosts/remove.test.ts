@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { AGENT_SILENT_AFTER_MS } from '../../protocol/agent.ts';
 import type { HostsList } from '../../protocol/hosts.ts';
 import type { IncidentRead } from '../../protocol/incidents.ts';
-import { liveConfig } from '../checks/testkit.ts';
+import { fileCheck, liveConfig } from '../checks/testkit.ts';
 import { fileService } from '../incidents/testkit.ts';
 import { statement } from '../store/statements.ts';
 import { memoryLog, within } from '../testing.ts';
@@ -84,6 +84,24 @@ test('DELETE /hosts/{name} refuses an unknown host (404), a host of mon.toml and
   await kit.inject('DELETE', `/api/v1/checks/${home.body.id}`);
   await kit.inject('PUT', `/api/v1/checks/${api.body.id}`, { ...http('api', 'web-1'), from: null });
   assert.equal((await kit.inject('DELETE', '/api/v1/hosts/web-1')).status, 204);
+});
+
+test('DELETE /hosts/{name} is refused while a mon.toml just swapped in has a check from it that is not stored yet', async (t) => {
+  const config = liveConfig({});
+  // The reload's window: the file in force names the check, the checks table does not hold it yet.
+  let inForce = config.service.current;
+  const kit = await hostServer({ config: { ...config.service, current: () => inForce() } });
+  t.after(() => kit.server.dispose());
+  await kit.addHost('web-1');
+  const before = config.service.current();
+  inForce = () => ({ ...before, checks: [fileCheck(0, { ...http('home', 'web-1'), kind: 'http' })] });
+  const res = await kit.inject('DELETE', '/api/v1/hosts/web-1');
+  assert.equal(res.status, 409, JSON.stringify(res.body));
+  assert.equal(
+    res.body.detail,
+    'checks run from the host "web-1": "home" (mon.toml); change their from or delete them first',
+  );
+  assert.equal(rowsOf(kit, 'web-1').hosts, 1);
 });
 
 test('a removed host: token refused, its incident resolved as removed, its command checks, links and data gone; added again it starts afresh', async (t) => {

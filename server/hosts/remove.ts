@@ -3,6 +3,7 @@ import { liveKeys } from '../../protocol/live.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import { deleteInJob } from '../checks/manage.ts';
 import { commandChecksOf, dropServiceIfEmpty } from '../checks/store.ts';
+import type { LiveConfig } from '../config/service.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
@@ -22,15 +23,23 @@ import { fileHostNames, knownHosts } from './store.ts';
 const nameRow = mapper({ name: text });
 const checkRow = mapper({ name: text, managed: text });
 
-/** The file and panel checks whose `from` names `host` (its own command checks go with it). */
-function checksFrom(db: DatabaseSync, host: string): { name: string; managed: string }[] {
-  return all(
+/**
+ * The file and panel checks whose `from` names `host` (its own command checks go with it): those stored,
+ * and those of the mon.toml in force, which a reload stores a moment after it swaps the file in.
+ */
+function checksFrom(db: DatabaseSync, config: LiveConfig, host: string): { name: string; managed: string }[] {
+  const stored = all(
     db,
     `SELECT name, CASE managed WHEN 1 THEN 'mon.toml' ELSE 'panel' END AS managed FROM checks
-     WHERE host_defined = 0 AND json_extract(body, '$.from') = ? ORDER BY name`,
+     WHERE host_defined = 0 AND json_extract(body, '$.from') = ?`,
     checkRow,
     host,
   );
+  const named = new Set(stored.map((c) => c.name));
+  const coming = config.checks
+    .filter((c) => c.body.from === host && !named.has(c.body.name))
+    .map((c) => ({ name: c.body.name, managed: 'mon.toml' }));
+  return [...stored, ...coming].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
@@ -53,7 +62,7 @@ export async function removeHost(
       );
     }
     if (!knownHosts(db, config).has(name)) throw notFound(`no host ${name}`);
-    const from = checksFrom(db, name);
+    const from = checksFrom(db, config, name);
     if (from.length > 0) {
       const named = from.map((c) => `"${c.name}" (${c.managed})`).join(', ');
       throw conflict(`checks run from the host "${name}": ${named}; change their from or delete them first`);

@@ -1,8 +1,8 @@
 import type { AnalyticsListRead, AnalyticsRead } from '../protocol/analytics.ts';
+import { DAY, HOUR } from '../protocol/durations.ts';
 import { applyTrackerItems } from '../server/analytics/apply.ts';
 import type { TrackerItem } from '../server/analytics/types.ts';
 import type { Principal } from '../server/auth/access.ts';
-import { DAY, HOUR } from '../server/checks/rollups.ts';
 import { FakeClock } from '../server/clock.ts';
 import { staticConfig } from '../server/config/service.ts';
 import { createTestServer, tempDir } from '../server/testing.ts';

@@ -1,9 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AnalyticsList, AnalyticsListRead, AnalyticsRead, VitalName } from '../protocol/analytics.ts';
 import { vitalNames } from '../protocol/analytics.ts';
+import { DAY, HOUR } from '../protocol/durations.ts';
 import { writeDayBlocks } from '../server/analytics/block-writes.ts';
 import type { Principal } from '../server/auth/access.ts';
-import { DAY, HOUR } from '../server/checks/rollups.ts';
 import { FakeClock } from '../server/clock.ts';
 import { staticConfig } from '../server/config/service.ts';
 import { openStore } from '../server/store/db.ts';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY, HOUR, MINUTE } from '../protocol/durations.ts';
 import { newRecord } from '../server/checks/manage.ts';
-import { addToRollups, DAY, HOUR, MINUTE } from '../server/checks/rollups.ts';
+import { addToRollups } from '../server/checks/rollups.ts';
 import { ensureService, insertCheck } from '../server/checks/store.ts';
 import { serviceGraph } from '../server/incidents/graph.ts';
 import { readIncident, readIncidents } from '../server/incidents/reads.ts';

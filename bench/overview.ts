@@ -1,8 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY, MINUTE } from '../protocol/durations.ts';
 import type { Overview } from '../protocol/overview.ts';
 import type { Principal } from '../server/auth/access.ts';
 import { newId, newRecord } from '../server/checks/manage.ts';
-import { DAY, MINUTE, resolutions } from '../server/checks/rollups.ts';
+import { resolutions } from '../server/checks/rollups.ts';
 import { ensureService, insertCheck } from '../server/checks/store.ts';
 import { FakeClock } from '../server/clock.ts';
 import { openStore } from '../server/store/db.ts';

@@ -3,7 +3,12 @@
  * `1h30m` or `2d`. mon.toml's durations, the panel's duration fields and validation messages about
  * millisecond fields use it. `spanText` is the other way: a span in words for people to read.
  */
-const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+export const SECOND = 1000;
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+const units = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY } as const;
 type Unit = keyof typeof units;
 const whole = /^(?:\d{1,9}(?:ms|s|m|h|d))+$/;
 const part = /(\d+)(ms|s|m|h|d)/g;

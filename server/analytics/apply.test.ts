@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { DIRECT_REFERRER } from '../../protocol/analytics.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import type { LiveKey } from '../../protocol/live.ts';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
 import { FakeClock } from '../clock.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import { MAX_NEW_ERROR_GROUPS_PER_DAY } from './error-groups.ts';

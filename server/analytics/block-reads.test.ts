@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { AnalyticsList, AnalyticsListRead, AnalyticsRead } from '../../protocol/analytics.ts';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { TestServer } from '../testing.ts';
 import { BLOCK_VALUES, writeDayBlocks } from './block-writes.ts';
 import { isBlock } from './blocks.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type TestContext, test } from 'node:test';
 import type { AnalyticsList } from '../../protocol/analytics.ts';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { migrate, migrationFiles } from '../store/db.ts';
 import { type TestServer, tempDir, within } from '../testing.ts';
 import {

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { analyticsLists } from '../../protocol/analytics.ts';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { int, mapper, nullable, one, scalar, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Writer } from '../store/writer.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DAY } from '../checks/rollups.ts';
+import { DAY } from '../../protocol/durations.ts';
 import {
   BLOCK_DAYS,
   type BlockRes,

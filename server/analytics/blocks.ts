@@ -1,4 +1,4 @@
-import { DAY } from '../checks/rollups.ts';
+import { DAY } from '../../protocol/durations.ts';
 
 /**
  * Blocks of days (migration 020): the rollups of 2, 4, … 256 UTC days, so that a read of a long range

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { DAY } from '../checks/rollups.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { int, mapper, one, scalar } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { errorFingerprint } from './fingerprint.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { AnalyticsRead } from '../../protocol/analytics.ts';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { readServer, writeDeploy, writeErrorGroup } from './read-testkit.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 14, 20);

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ErrorGroupRead } from '../../protocol/analytics.ts';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR } from '../../protocol/durations.ts';
 import { all, int, mapper, nullable, one, text } from '../store/rows.ts';
 import type { Piece } from './blocks.ts';
 import { runsParam } from './pieces.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { FakeClock } from '../clock.ts';
 import type { WriteFn } from '../store/writer.ts';
 import { createTestServer, memoryLog, type TestServer, within } from '../testing.ts';

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { HOUR, MINUTE } from '../checks/rollups.ts';
+import { HOUR, MINUTE } from '../../protocol/durations.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';

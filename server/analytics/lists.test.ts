@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { AnalyticsList, AnalyticsListRead, AnalyticsRead } from '../../protocol/analytics.ts';
-import { DAY } from '../checks/rollups.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { readServer, writeDims, writeTotals } from './read-testkit.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 14, 20);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR } from '../../protocol/durations.ts';
 import { FakeClock } from '../clock.ts';
 import { createTestServer, type TestServer } from '../testing.ts';
 import { insertView, VIEW_TRIES } from './page-views.ts';

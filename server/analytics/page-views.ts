@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type VitalName, vitalNames } from '../../protocol/analytics.ts';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR } from '../../protocol/durations.ts';
 import { exists, int, json, mapper, nullable, one } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { type BatchRollups, hourOf } from './rollups.ts';

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { DAY } from '../checks/rollups.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { dayPieces, type Piece } from './blocks.ts';
 import { blocksWritten } from './blocks-written.ts';
 import type { ReadSpan } from './ranges.ts';

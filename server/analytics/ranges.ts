@@ -1,4 +1,4 @@
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { hourlyKeptFrom } from './retention.ts';
 
 /** Spans up to this long read hour buckets; longer ones read UTC days. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { AnalyticsRead } from '../../protocol/analytics.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { authTestServer } from '../auth/test-helpers.ts';
-import { DAY, HOUR } from '../checks/rollups.ts';
 import { staticConfig } from '../config/service.ts';
 import { readServer, writeDims, writeTotals } from './read-testkit.ts';
 import { hourlyKeptFrom } from './retention.ts';

@@ -1,4 +1,4 @@
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 
 /**
  * What analytics keeps, and for how long (docs/analytics.md "What is kept, and for how long"):

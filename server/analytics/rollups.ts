@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AnalyticsList, VitalName } from '../../protocol/analytics.ts';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { statement } from '../store/statements.ts';
 import { CappedListRows } from './value-caps.ts';
 

@@ -6,8 +6,8 @@ import {
   analyticsLists,
 } from '../../protocol/analytics.ts';
 import { trustedProxies } from '../auth/client-address.ts';
-import { parseRange } from '../checks/detail.ts';
 import type { Deps } from '../deps.ts';
+import { parseRange } from '../http/range.ts';
 import { invalid, notFound } from '../problem.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './lists.ts';
 import { readAnalytics, readAnalyticsList, siteOf } from './read.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { FakeClock } from '../clock.ts';
 import { type IncidentRecord, insertIncident } from '../incidents/store.ts';
 import { fileService, incidentServer } from '../incidents/testkit.ts';

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { IncidentVisitors } from '../../protocol/analytics.ts';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { all, int, mapper, one } from '../store/rows.ts';
 import { hourlyKeptFrom, RAW_RETENTION_MS } from './retention.ts';
 

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import { all, int, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { TrackerItem } from './types.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR } from '../../protocol/durations.ts';
 import { DistinctCount } from './distinct-count.ts';
 import { networkOf, SharedAddressWatch } from './shared-address.ts';
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { SharedAddress } from '../../protocol/analytics.ts';
-import { HOUR } from '../checks/rollups.ts';
+import { HOUR } from '../../protocol/durations.ts';
 import { DistinctCount } from './distinct-count.ts';
 
 /** Hours looked back. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { type AnalyticsListRead, type AnalyticsRead, OTHER_VALUE } from '../../protocol/analytics.ts';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { applyTrackerItems } from './apply.ts';
 import { writeDayBlocks } from './block-writes.ts';
 import { pruneAnalytics } from './housekeeping.ts';

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { type AnalyticsList, listValuesKept, OTHER_VALUE } from '../../protocol/analytics.ts';
-import { DAY } from '../checks/rollups.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { int, mapper, one, scalar } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { OTHER_VALUE } from '../../protocol/analytics.ts';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { migrate, migrationFiles } from '../store/db.ts';
 import { CappedListRows, valuesKept } from './value-caps.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import { createTestServer } from '../testing.ts';
 import { createVisitorIds, SALT_KEPT_MS } from './visitors.ts';
 

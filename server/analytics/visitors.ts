@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { Deps } from '../deps.ts';
 import { blob, scalar } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';

@@ -6,8 +6,8 @@ import {
   MIN_EVERY_MS,
   nameSchema,
 } from '../../protocol/check.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { durationSchema, formatDuration } from '../config/durations.ts';
-import { DAY } from '../config/fields.ts';
 import type { Path, PathError } from '../config/paths.ts';
 import { type Built, configSection, type SecretSpot, type TomlTable } from '../config/section.ts';
 import { fileHashPattern, hashForFile, hashFromFile, hashToken } from './ping-tokens.ts';

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } from '../../protocol/reads.ts';
 import { sitesByService } from '../analytics/sites.ts';
 import { changesBetween, deploysOf } from '../deploys/read.ts';
@@ -9,7 +10,7 @@ import type { Span } from '../windows/active.ts';
 import type { CheckEngine, Entry } from './engine.ts';
 import { heartbeatDeadline } from './heartbeats.ts';
 import { heldService, recentMaintenance, withoutMaintenance } from './maintenance-runs.ts';
-import { DAY, HOUR, meanLatency, readSeries, uptimePercent } from './rollups.ts';
+import { meanLatency, readSeries, uptimePercent } from './rollups.ts';
 import { gapsBetween, uptimeSpans } from './running.ts';
 import { BEATS } from './runs.ts';
 import { type CheckStatus, recovery } from './state.ts';
@@ -58,47 +59,6 @@ export function worstStatus(entries: Entry[]): CheckStatus {
   let worst: CheckStatus = 'unknown';
   for (const e of entries) if (rank[e.rec.state.status] > rank[worst]) worst = e.rec.state.status;
   return worst;
-}
-
-export const ranges: Record<string, number> = {
-  '1h': HOUR,
-  '24h': DAY,
-  '7d': 7 * DAY,
-  '30d': 30 * DAY,
-  '1y': 365 * DAY,
-};
-const MAX_SPAN = 400 * DAY;
-
-/**
- * `range` or `from`+`to` of a read (SPEC "Endpoints"), `fallback` when neither is given; 422 naming the
- * field otherwise.
- */
-export function parseRange(
-  query: Record<string, string | undefined>,
-  now: number,
-  fallback = '24h',
-): { from: number; to: number } {
-  const { range, from, to } = query;
-  if (range !== undefined && (from !== undefined || to !== undefined)) {
-    throw invalid('range', 'give range or from and to, not both');
-  }
-  if (from === undefined && to === undefined) {
-    const name = range ?? fallback;
-    const span = Object.hasOwn(ranges, name) ? ranges[name as keyof typeof ranges] : undefined;
-    if (span === undefined) throw invalid('range', 'must be one of 1h, 24h, 7d, 30d, 1y');
-    return { from: now - span, to: now };
-  }
-  const f = parseMs(from, 'from');
-  const t = parseMs(to, 'to');
-  if (t <= f) throw invalid('to', 'must be after from');
-  if (t - f > MAX_SPAN) throw invalid('from', 'the span may be at most 400 days');
-  return { from: f, to: t };
-}
-
-export function parseMs(value: string | undefined, field: string): number {
-  if (value === undefined || !/^\d{1,15}$/.test(value))
-    throw invalid(field, 'must be a time in milliseconds');
-  return Number(value);
 }
 
 const beat: Mapper<Beat> = mapper({ ts: int, status: runStatus, latencyMs: nullable(real), detail: text });

@@ -1,4 +1,5 @@
 import { definitionOf } from '../../protocol/check.ts';
+import { HOUR } from '../../protocol/durations.ts';
 import { runners as defaultRunners } from '../../runners/index.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from '../../runners/run.ts';
 import type { TimerHandle } from '../clock.ts';
@@ -10,7 +11,6 @@ import { reconcileFile } from './file-sync.ts';
 import { expectedAfter, heartbeatDeadline } from './heartbeats.ts';
 import { pruneResults } from './prune.ts';
 import { applyResults, type CheckResult, type Entry, type RecordContext } from './record.ts';
-import { HOUR } from './rollups.ts';
 import { Scheduler } from './scheduler.ts';
 import type { CheckRecord } from './store.ts';
 import { loadChecks } from './store.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DAY } from '../../protocol/durations.ts';
 import { observeExpiry } from './expiry.ts';
 import { newRecord } from './manage.ts';
-import { DAY } from './rollups.ts';
 
 const now = Date.UTC(2026, 5, 1);
 

@@ -1,6 +1,6 @@
+import { DAY } from '../../protocol/durations.ts';
 import { DOMAIN_DEGRADED_DAYS } from '../../runners/domain.ts';
 import { CERT_DEGRADED_DAYS } from '../../runners/http.ts';
-import { DAY } from './rollups.ts';
 import type { CheckRecord } from './store.ts';
 
 /** Expiring within this long is `expiring`: the same thresholds at which the runners report degraded. */

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { openStore } from '../store/db.ts';
 import { pruneNow } from '../store/pruning.ts';
 import { statement } from '../store/statements.ts';
 import { tempDir } from '../testing.ts';
 import { coverSpan, runsInside } from './maintenance-runs.ts';
-import { addToRollups, DAY, HOUR, MINUTE, rollupParts } from './rollups.ts';
+import { addToRollups, rollupParts } from './rollups.ts';
 import { runParts } from './runs.ts';
 
 /** Counting the runs inside maintenance windows from rollups and, at the edges, from stored runs. */

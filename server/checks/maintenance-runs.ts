@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY } from '../../protocol/durations.ts';
 import type { MaintenanceNow } from '../../protocol/reads.ts';
 import type { ServiceGraph } from '../incidents/graph.ts';
 import { all, int, mapper, text } from '../store/rows.ts';
@@ -9,14 +10,7 @@ import {
   maintenanceSpans,
   type Span,
 } from '../windows/active.ts';
-import {
-  DAY,
-  type Resolution,
-  resolutions,
-  type WindowTotals,
-  windowStart,
-  windowTotals,
-} from './rollups.ts';
+import { type Resolution, resolutions, type WindowTotals, windowStart, windowTotals } from './rollups.ts';
 import { RAW_KEEP_MS } from './runs.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY } from '../../protocol/durations.ts';
 import { deleting, type PrunePart } from '../store/pruning.ts';
 import { all, exists, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import { DAY } from './rollups.ts';
 import { initialState } from './state.ts';
 import { type CheckRecord, deleteHistory, ensureService, getCheck } from './store.ts';
 

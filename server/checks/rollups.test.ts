@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { migrate } from '../store/db.ts';
 import {
   addToRollups,
   binValue,
   chooseStep,
-  DAY,
-  HOUR,
   latencyBin,
-  MINUTE,
   meanLatency,
   mergeHist,
   quantile,

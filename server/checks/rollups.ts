@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import type { Series } from '../../protocol/reads.ts';
 import { deleting, type PrunePart } from '../store/pruning.ts';
 import { all, int, mapper, nullable, one, real, text } from '../store/rows.ts';
@@ -8,10 +9,6 @@ import { statement } from '../store/statements.ts';
  * Rollups of check runs (DESIGN rule 3): per check and bucket, run counts by status, latency sum and a
  * mergeable latency histogram, and the sum of command values. Long ranges read these, never raw runs.
  */
-export const MINUTE = 60_000;
-export const HOUR = 3_600_000;
-export const DAY = 86_400_000;
-
 export type Resolution = 'm' | 't' | 'h' | 'd';
 export const resolutions: { res: Resolution; ms: number; keepMs: number }[] = [
   { res: 'm', ms: MINUTE, keepMs: 2 * DAY },

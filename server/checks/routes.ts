@@ -8,8 +8,9 @@ import {
 import type { CheckDefinitionRead, Created, PingUrl } from '../../protocol/reads.ts';
 import type { Deps } from '../deps.ts';
 import { publicBase } from '../http/public-base.ts';
+import { parseMs, parseRange } from '../http/range.ts';
 import { invalid, notFound } from '../problem.ts';
-import { parseMs, parseRange, readDetail } from './detail.ts';
+import { readDetail } from './detail.ts';
 import type { CheckEngine } from './engine.ts';
 import { readHistory } from './history.ts';
 import { createCheck, hostDefinedConflict, makePingToken, removeCheck, updateCheck } from './manage.ts';

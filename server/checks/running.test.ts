@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DAY, MINUTE } from '../../protocol/durations.ts';
 import type { CheckDetail, Created, ServiceRead } from '../../protocol/reads.ts';
 import { FakeClock } from '../clock.ts';
 import { int, scalar } from '../store/rows.ts';
-import { DAY, MINUTE } from './rollups.ts';
 import { checkServer } from './testkit.ts';
 
 const T0 = Date.UTC(2026, 0, 1);

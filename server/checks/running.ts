@@ -1,10 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY, MINUTE } from '../../protocol/durations.ts';
 import type { Gap, UptimeSpan, UptimeSpans } from '../../protocol/reads.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import { all, int, mapper } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import { DAY, MINUTE, windowStart } from './rollups.ts';
+import { windowStart } from './rollups.ts';
 
 /**
  * When mon itself was running (table `mon_running`): a row per start whose `alive_at` moves on every

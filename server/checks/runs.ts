@@ -1,7 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY } from '../../protocol/durations.ts';
 import { deleting, type PrunePart } from '../store/pruning.ts';
 import { statement } from '../store/statements.ts';
-import { addToRollups, DAY } from './rollups.ts';
+import { addToRollups } from './rollups.ts';
 import type { RunStatus } from './state.ts';
 import { type Change, type CheckRecord, insertChange } from './store.ts';
 

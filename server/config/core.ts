@@ -2,8 +2,9 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { siteDomainSchema } from '../../protocol/analytics.ts';
 import { nameSchema } from '../../protocol/check.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { durationSchema, formatDuration } from './durations.ts';
-import { DAY, httpUrl } from './fields.ts';
+import { httpUrl } from './fields.ts';
 import { type Built, configSection, type TomlTable } from './section.ts';
 
 /**

@@ -3,8 +3,6 @@ import { httpUrlOf } from '../../protocol/targets.ts';
 
 /** Value schemas that several sections of mon.toml share; a leaf module. */
 
-export const DAY = 86_400_000;
-
 /** A non-empty trimmed string of at most `max` characters. */
 export const text = (max = 2048) => z.string().trim().min(1, 'must not be empty').max(max);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ContainerSample } from '../../protocol/agent.ts';
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import {
   type ContainerState,
   type ContainerTransition,

@@ -1,5 +1,5 @@
 import type { ContainerSample } from '../../protocol/agent.ts';
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import { samplesStopped } from './thresholds.ts';
 
 /**

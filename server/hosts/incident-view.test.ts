@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import type { HostAlert } from '../events.ts';
 import { fileService, incidentServer } from '../incidents/testkit.ts';
 import { queryPlan } from '../store/query-plan.ts';

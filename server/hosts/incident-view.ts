@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { MINUTE } from '../../protocol/durations.ts';
 import type { IncidentHost } from '../../protocol/hosts.ts';
-import { chooseStep, MINUTE } from '../checks/rollups.ts';
+import { chooseStep } from '../checks/rollups.ts';
 import { all, int, mapper, oneOf, text } from '../store/rows.ts';
 import { GONE_ITEM_KEEP_MS } from './housekeeping.ts';
 import { readHostSeries, readItemSeries } from './rollups.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import type { SampleFrame } from '../../protocol/agent.ts';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { migrate } from '../store/db.ts';
 import {
   addHostSample,

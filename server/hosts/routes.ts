@@ -9,10 +9,10 @@ import {
   type ItemSeries,
   monitorSchema,
 } from '../../protocol/hosts.ts';
-import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
 import { publicBase } from '../http/public-base.ts';
+import { parseRange } from '../http/range.ts';
 import { logSecurity } from '../http/security-log.ts';
 import { notFound } from '../problem.ts';
 import type { HostClocks } from './clock-ahead.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AGENT_SILENT_AFTER_MS, SAMPLE_EVERY_MS } from '../../protocol/agent.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import type { HostRead } from '../../protocol/hosts.ts';
-import { MINUTE } from '../checks/rollups.ts';
 import { hello, hostServer, sample, T0 } from './testkit.ts';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import {
   idleThreshold,
   judgeThreshold,

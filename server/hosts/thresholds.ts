@@ -1,5 +1,5 @@
 import { AGENT_SILENT_AFTER_MS, SAMPLE_EVERY_MS } from '../../protocol/agent.ts';
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 
 /**
  * Host thresholds (docs/hosts.md "Alerts"), pure: the same inputs give the same outputs, time comes in

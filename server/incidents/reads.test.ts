@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DAY, HOUR, MINUTE } from '../checks/rollups.ts';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { statement } from '../store/statements.ts';
 import { type AlertRecord, type IncidentRecord, insertAlert, insertIncident } from './store.ts';
 import { fileService, incidentServer } from './testkit.ts';

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { HOUR } from '../../protocol/durations.ts';
 import type {
   IncidentAlert,
   IncidentChecks,
@@ -8,7 +9,7 @@ import type {
 } from '../../protocol/incidents.ts';
 import type { CheckStatus } from '../../protocol/reads.ts';
 import { visitorsAround } from '../analytics/series.ts';
-import { HOUR, readSeries } from '../checks/rollups.ts';
+import { readSeries } from '../checks/rollups.ts';
 import { incidentHosts } from '../hosts/incident-view.ts';
 import { deliveriesOf } from '../notify/deliveries.ts';
 import { likelyCauses } from './causes/index.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sitesByService } from '../analytics/sites.ts';
-import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
+import { parseRange } from '../http/range.ts';
 import { notFound, unauthorized } from '../problem.ts';
 import { acknowledge, principalName } from './acknowledge.ts';
 import type { IncidentContext } from './lifecycle.ts';

@@ -1,11 +1,8 @@
+import { HOUR, MINUTE, SECOND } from '../../protocol/durations.ts';
 /**
  * When a failed notification is tried again, pure: seconds at first (a receiver restarting), then
  * minutes, then hours, until a day after the row was made; a permanent error stops at once.
  */
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
 /** The wait after the 1st, 2nd, ... failed attempt; after the last, every 4 h. */
 export const RETRY_STEPS_MS = [

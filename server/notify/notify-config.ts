@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { DAY, MINUTE } from '../../protocol/durations.ts';
 import { formatDuration, parseDuration } from '../config/durations.ts';
-import { DAY } from '../config/fields.ts';
 import { type Built, configSection, type TomlTable } from '../config/section.ts';
 
 /**
@@ -14,7 +14,6 @@ export type NotifySettings = {
   remindEveryMs: number | null;
 };
 
-const MINUTE = 60_000;
 export const defaultRemindEveryMs = 60 * MINUTE;
 const limits = { min: 5 * MINUTE, max: 7 * DAY };
 

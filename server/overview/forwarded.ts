@@ -1,4 +1,4 @@
-import { MINUTE } from '../checks/rollups.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 
 /**
  * Requests that arrive through a proxy mon does not trust: `X-Forwarded-For` from a peer not in

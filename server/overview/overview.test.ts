@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { type DatabaseSync, StatementSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { HOUR, MINUTE } from '../../protocol/durations.ts';
 import type { Overview } from '../../protocol/overview.ts';
 import type { Created, RunStatus } from '../../protocol/reads.ts';
-import { addToRollups, HOUR, MINUTE } from '../checks/rollups.ts';
+import { addToRollups } from '../checks/rollups.ts';
 import { type Any, checkServer } from '../checks/testkit.ts';
 import { statement } from '../store/statements.ts';
 

@@ -1,15 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import type { RunStatus } from '../../protocol/reads.ts';
-import {
-  DAY,
-  type Histogram,
-  HOUR,
-  MINUTE,
-  mergeBins,
-  quantile,
-  type Resolution,
-  resolutions,
-} from '../checks/rollups.ts';
+import { type Histogram, mergeBins, quantile, type Resolution, resolutions } from '../checks/rollups.ts';
 import { all, int, json, mapper, text } from '../store/rows.ts';
 
 /**

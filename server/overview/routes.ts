@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Overview, Warnings } from '../../protocol/overview.ts';
 import { peerAddress, trustedProxies } from '../auth/client-address.ts';
-import { parseRange } from '../checks/detail.ts';
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
+import { parseRange } from '../http/range.ts';
 import { allChannels } from '../notify/targets.ts';
 import type { ForwardedWatch } from './forwarded.ts';
 import { readOverview } from './read.ts';

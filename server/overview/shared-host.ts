@@ -1,11 +1,11 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
+import { MINUTE } from '../../protocol/durations.ts';
 import { expandReferences } from '../../protocol/env-refs.ts';
 import { parseHostPort } from '../../protocol/targets.ts';
 import { normalizeAddress } from '../auth/client-address.ts';
 import type { CheckEngine } from '../checks/engine.ts';
-import { MINUTE } from '../checks/rollups.ts';
 import type { LiveConfig } from '../config/service.ts';
 
 /**

@@ -20,11 +20,11 @@ import { statement } from './statements.ts';
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 28);
 
-function store(t: { after: (fn: () => void) => void }) {
+function store(t: { after: (fn: () => Promise<void>) => void }) {
   const { dir, remove } = tempDir();
   const s = openStore(join(dir, 'mon.db'));
-  t.after(() => {
-    s.close();
+  t.after(async () => {
+    await s.close();
     remove();
   });
   return s;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { DAY } from '../../protocol/durations.ts';
 import type { WindowBody, WindowScope } from '../../protocol/notify.ts';
-import { DAY } from '../checks/rollups.ts';
 import { invalid } from '../problem.ts';
 // mon's words for every issue the schema leaves to the fallback (unknown fields among them).
 import '../../protocol/messages.ts';

@@ -1,4 +1,4 @@
-import { DAY, HOUR } from '../checks/rollups.ts';
+import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';

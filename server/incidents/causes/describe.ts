@@ -1,7 +1,7 @@
 import type { DeployRow } from '../../../protocol/deploys.ts';
+import { DAY, HOUR, MINUTE } from '../../../protocol/durations.ts';
 import type { Cause, Evidence } from '../../../protocol/incidents.ts';
 import { isoDate } from '../../../protocol/iso-time.ts';
-import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
 import { type Candidate, type Reach, type Relation, subjectOf } from './candidates.ts';
 import { COUNTER_WEIGHT, type TimeScale, type WeightedKind, weightedKind } from './formula.ts';
 import { hostFacts } from './host-events.ts';

@@ -1,5 +1,5 @@
+import { DAY, HOUR, MINUTE } from '../../../protocol/durations.ts';
 import { DOMAIN_DOWN_DAYS } from '../../../runners/domain.ts';
-import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
 import type { Candidate, Relation } from './candidates.ts';
 
 /**

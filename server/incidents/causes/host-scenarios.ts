@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MINUTE } from '../../checks/rollups.ts';
+import { MINUTE } from '../../../protocol/durations.ts';
 import { fail, type Scenario, titles } from './scenario-world.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { HOUR, MINUTE } from '../../../protocol/durations.ts';
 import type { Cause } from '../../../protocol/incidents.ts';
 import type { RunOutcome } from '../../../runners/run.ts';
-import { HOUR, MINUTE } from '../../checks/rollups.ts';
 import { FakeClock } from '../../clock.ts';
 import { createTestServer, tempDir } from '../../testing.ts';
 import { serviceGraph } from '../graph.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DAY, HOUR, MINUTE } from '../../../protocol/durations.ts';
 import { isoDate } from '../../../protocol/iso-time.ts';
-import { DAY, HOUR, MINUTE } from '../../checks/rollups.ts';
 import { hostScenarios } from './host-scenarios.ts';
 import { fail, type Scenario, scenarioWorld, titles, up } from './scenario-world.ts';
 

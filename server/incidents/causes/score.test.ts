@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DeployRow } from '../../../protocol/deploys.ts';
-import { MINUTE } from '../../checks/rollups.ts';
+import { MINUTE } from '../../../protocol/durations.ts';
 import { serviceGraph } from '../graph.ts';
 import { fileService as service } from '../testkit.ts';
 import { type Candidate, reachOf } from './candidates.ts';

@@ -1,3 +1,4 @@
+import { HOUR } from '../../../../protocol/durations.ts';
 import type { WindowBody, WindowKind, WindowRead, WindowScope } from '../../../../protocol/notify.ts';
 import type { MaintenanceNow } from '../../../../protocol/reads.ts';
 import { Invalid } from '../../lib/form.ts';
@@ -7,8 +8,6 @@ import { formatWhen } from '../../lib/format.ts';
  * The form of a silence or maintenance window as people fill it (start now or at a time, a length or
  * an end time) and the API body it becomes; the words lists use for a window.
  */
-
-const HOUR = 3_600_000;
 
 /** Lengths offered, or an end time (`until`). */
 export const lengths = [

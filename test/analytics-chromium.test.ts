@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AnalyticsListRead, AnalyticsRead, SiteCreated } from '../protocol/analytics.ts';
-import { errorLine, startTestSite, visitorSwitches } from '../server/analytics/fixtures/site.ts';
+import { errorLine, siteNames, startTestSite, visitorSwitches } from '../server/analytics/fixtures/site.ts';
 import { trackerSnippet } from '../server/analytics/tracker.ts';
 import type { Principal } from '../server/auth/access.ts';
 import { createTestServer } from '../server/testing.ts';
@@ -39,9 +39,9 @@ test('a visitor in Chromium shows in the analytics reads; a bot and an extension
   assert.equal(added.status, 201, JSON.stringify(added.body));
   assert.equal(added.body.snippet, trackerSnippet(mon, domain));
 
-  const site = await startTestSite(added.body.snippet);
+  const site = await startTestSite(added.body.snippet, domain);
   t.after(() => site.close());
-  const browser = await launchChromium(visitorSwitches);
+  const browser = await launchChromium([...visitorSwitches, siteNames]);
   t.after(() => browser.close());
 
   const read = async () => {
@@ -155,7 +155,7 @@ test('a visitor in Chromium shows in the analytics reads; a bot and an extension
   assert.deepEqual(list.body.rows.map((row) => row.value).sort(), ['/checkout', '/pricing']);
 
   // A headless browser under automation, as it comes: refused as a bot, nothing stored.
-  const robot = await launchChromium();
+  const robot = await launchChromium([siteNames]);
   t.after(() => robot.close());
   const robotPage = await robot.newPage();
   await robotPage.goto(`${site.url}/pricing`);

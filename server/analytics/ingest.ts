@@ -21,6 +21,9 @@ export const TRACKER_PER_SECOND = 2;
 
 type Reason = (typeof rejectReasons)[number];
 
+/** Seconds a browser keeps the preflight's answer: two hours, the most Chromium keeps one. */
+const PREFLIGHT_MAX_AGE = '7200';
+
 /**
  * The refusals that say the same each time, made once: a flood of bots, of events for no site or from
  * one address asks for thousands a second, and each Problem is an Error with a stack to capture.
@@ -86,8 +89,13 @@ export function registerIngest(
       done(null, payload);
     });
 
-    // Before a byte of the body is read: its announced size, then the address's rate.
+    // Before a byte of the body is read: its announced size, then the address's rate. A preflight
+    // costs no event of the rate: the event it clears the way for is counted.
     scope.addHook('onRequest', (request, reply, done) => {
+      if (request.method === 'OPTIONS') {
+        done();
+        return;
+      }
       if (Number(request.headers['content-length']) > MAX_TRACKER_BODY_BYTES) {
         refuse(reply, 'invalid', tooLarge);
         return;
@@ -107,6 +115,18 @@ export function registerIngest(
       if (!(error instanceof Problem) && status !== undefined && malformedStatuses.has(status)) {
         deps.metrics.ingestRejected.inc({ reason: 'invalid' });
       }
+    });
+
+    // A page whose own fetch wrapper adds a header (a CSRF token, a trace id), or a client posting
+    // `application/json`, sends a preflight first: any origin, POST, any header. Browsers keep the
+    // answer for two hours at most (Chromium's cap), so a visitor's events are not each preceded by one.
+    scope.options('/e', (_request, reply) => {
+      reply
+        .code(204)
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', '*')
+        .header('access-control-max-age', PREFLIGHT_MAX_AGE)
+        .send();
     });
 
     scope.post('/e', async (request, reply) => {

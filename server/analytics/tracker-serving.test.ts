@@ -27,6 +27,8 @@ describe('serving the script', () => {
       assert.equal(answer.headers['content-type'], 'text/javascript; charset=utf-8');
       assert.equal(answer.headers['cache-control'], 'public, max-age=3600');
       assert.equal(answer.headers['cross-origin-resource-policy'], 'cross-origin');
+      // A tag with crossorigin (for integrity) or type="module" loads it in CORS mode.
+      assert.equal(answer.headers['access-control-allow-origin'], '*');
       assert.equal(answer.headers['x-content-type-options'], 'nosniff');
       assert.equal(answer.headers['content-security-policy'], undefined, 'no panel policy on a script');
       assert.equal(answer.headers['content-encoding'], undefined);

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { TrackerEvent } from '../../protocol/analytics.ts';
 import { launchChromium } from '../../test/panel/harness.ts';
 import { within } from '../testing.ts';
+import { siteNames } from './fixtures/site.ts';
 import { chromiumTracker, views } from './fixtures/tracker-browser.ts';
 
 describe('the script in Chromium', () => {
@@ -42,10 +43,13 @@ describe('the script in Chromium', () => {
   });
 
   test('without data-domain the domain is the page’s host name; /script.js is the same script', async () => {
-    const shop = await site('127.0.0.1', `<script defer src="${kit.collector.url}/script.js"></script>`);
+    const shop = await site(
+      'bare-host.example',
+      `<script defer src="${kit.collector.url}/script.js"></script>`,
+    );
     const { context, page } = await visitor();
     await page.goto(`${shop.url}/`);
-    const [view] = await waitForEvents('127.0.0.1', 'a view', (events) => views(events).length === 1);
+    const [view] = await waitForEvents('bare-host.example', 'a view', (events) => views(events).length === 1);
     assert.equal(view?.u, `${shop.url}/`);
     await context.close();
   });
@@ -233,7 +237,7 @@ describe('the script in Chromium', () => {
 
   test('under automation (navigator.webdriver) every event says h: 1', async () => {
     const shop = await site('robot.example');
-    const automated = await launchChromium();
+    const automated = await launchChromium([siteNames]);
     try {
       const page = await automated.newPage();
       await page.goto(`${shop.url}/`);

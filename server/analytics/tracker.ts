@@ -50,7 +50,8 @@ export function trackerSnippet(base: string, domain: string): string {
 
 /**
  * `GET /b.js` and `GET /script.js`: the same script for anyone, cached by browsers for an hour,
- * loadable by pages of any origin (no panel policy on it), gzipped for clients that take it.
+ * loadable by pages of any origin (no panel policy on it; CORS allowed for tags with `crossorigin` or
+ * `type="module"`), gzipped for clients that take it.
  */
 export function registerTrackerScript(app: FastifyInstance, _deps: Deps): void {
   const headers: RouteHeaders = { 'content-security-policy': null, 'cache-control': CACHE_CONTROL };
@@ -60,7 +61,9 @@ export function registerTrackerScript(app: FastifyInstance, _deps: Deps): void {
       reply
         .header('etag', script.etag)
         .header('vary', 'accept-encoding')
-        .header('cross-origin-resource-policy', 'cross-origin');
+        .header('cross-origin-resource-policy', 'cross-origin')
+        // A tag with `crossorigin` (which `integrity` needs) or `type="module"` loads it in CORS mode.
+        .header('access-control-allow-origin', '*');
       if (matchesEtag(request.headers['if-none-match'], script.etag)) return reply.code(304).send();
       reply.type('text/javascript; charset=utf-8');
       if (acceptsGzip(request.headers['accept-encoding']))

@@ -75,6 +75,8 @@ export const accessTable = {
   'GET /b.js': 'none',
   'GET /script.js': 'none',
   'POST /e': 'site',
+  // The CORS preflight of an event sent with a header of the page's own fetch wrapper
+  'OPTIONS /e': 'none',
   // Accounts
   'GET /api/v1/auth': 'none',
   'POST /api/v1/auth/setup': 'setup',

@@ -94,13 +94,14 @@ test('a prerendered page sends nothing until shown; then its view, and load time
   );
   const w = sent[1]?.k === 'e' ? (sent[1].w ?? {}) : {};
   // Measured from the activation (1.5 s at least after the prerendering began): a paint before it
-  // counts 0, one after it (Chromium paints a prerendered page once shown) its time since.
+  // counts 0, one after it (Chromium paints a prerendered page once shown) its time since, which on a
+  // busy machine may be long but stays below activationStart, where a time from navigation would be.
   assert.ok(activationStart > 1500, `activationStart ${activationStart}`);
   const paintedBefore = activated.get('fcp') !== '';
   assert.ok(
-    w.fcp !== undefined && (paintedBefore ? w.fcp === 0 : w.fcp > 0 && w.fcp < 1000),
+    w.fcp !== undefined && (paintedBefore ? w.fcp === 0 : w.fcp > 0 && w.fcp < activationStart),
     JSON.stringify({ w, activated: String(activated) }),
   );
-  assert.ok(w.lcp !== undefined && w.lcp >= w.fcp && w.lcp < 1000, JSON.stringify(w));
+  assert.ok(w.lcp !== undefined && w.lcp >= w.fcp && w.lcp < activationStart, JSON.stringify(w));
   assert.equal(w.ttfb, 0, JSON.stringify(w));
 });

@@ -19,6 +19,7 @@ const modules: (() => Promise<{ benchmark: Benchmark }>)[] = [
   () => import('./analytics-flood.ts'),
   () => import('./analytics.ts'),
   () => import('./http-floor.ts'),
+  () => import('./json-depth.ts'),
 ];
 
 const only = process.argv.slice(2);

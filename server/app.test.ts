@@ -103,6 +103,33 @@ test('unreadable JSON answers 400 and a body over the limit 413', async () => {
   problemOf(big);
 });
 
+test('JSON nested deeper than 32 levels answers 400 before it is parsed; strings do not count', async () => {
+  const post = (payload: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+  // 1 MiB of brackets: about a second of the event loop for JSON.parse.
+  const n = 512 * 1024 - 8;
+  const deep = await post(`{"a":${'['.repeat(n)}${']'.repeat(n)}}`);
+  assert.equal(deep.statusCode, 400);
+  assert.deepEqual(problemOf(deep), {
+    type: 'about:blank',
+    status: 400,
+    title: 'bad request',
+    detail: 'the body nests arrays and objects deeper than 32 levels',
+  });
+  // 32 levels are taken (an object, then arrays), and brackets and quotes inside strings are text.
+  const levels = (depth: number) => JSON.parse(`${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}`);
+  const text = `a"[{\\"${'['.repeat(100)}\\`;
+  const at = await post(JSON.stringify({ a: levels(32), b: text, c: [text] }));
+  assert.equal(at.statusCode, 200, at.body);
+  assert.equal((await post(JSON.stringify({ a: levels(33) }))).statusCode, 400);
+  assert.equal((await post('{"email":')).json().detail, 'the body is not valid JSON');
+});
+
 test('unknown paths under reserved prefixes answer 404 problem+json', async () => {
   for (const path of [
     '/api',

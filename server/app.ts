@@ -10,6 +10,7 @@ import type { Deps } from './deps.ts';
 import type { Feature } from './feature.ts';
 import { addSecurityHeaders, type RouteHeaders, setSecurityHeaders } from './http/headers.ts';
 import { registerHealth } from './http/health.ts';
+import { refuseDeepJson } from './http/json-depth.ts';
 import { loadPanelIndex, panelDist } from './http/panel.ts';
 import { logSecurity, routeOf } from './http/security-log.ts';
 import { Problem } from './problem.ts';
@@ -68,6 +69,19 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
   });
   // JSON routes read JSON only: a text/plain body answers 415 instead of reaching a schema as a string.
   app.removeContentTypeParser('text/plain');
+  // Fastify's own parser, after a look at how deep the body nests (http/json-depth.ts).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    try {
+      refuseDeepJson(text);
+    } catch (error) {
+      done(error as Problem, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.decorateRequest('principal', null);
 
   // Every route must be in the access table: a route without an access term does not register.

@@ -220,6 +220,20 @@ test('a signed delivery that cannot be read is a 400 and stores nothing', async 
   const notJson = await kit.deliver('push', null, { raw: Buffer.from('{"ref": ') });
   assert.equal(notJson.status, 400);
   assert.equal(notJson.body.detail, 'the payload is not valid JSON');
+  // 5 MiB of brackets, as JSON or as the form's payload: seconds of JSON.parse, refused before it.
+  const n = 2.5 * 1024 * 1024 - 16;
+  const deep = `{"a":${'['.repeat(n)}${']'.repeat(n)}}`;
+  for (const [type, raw] of [
+    ['application/json', deep],
+    [
+      'application/x-www-form-urlencoded',
+      new URLSearchParams({ payload: deep.slice(0, 2 ** 20) }).toString(),
+    ],
+  ] as const) {
+    const res = await kit.deliver('push', null, { raw: Buffer.from(raw), headers: { 'content-type': type } });
+    assert.equal(res.status, 400, type);
+    assert.equal(res.body.detail, 'the body nests arrays and objects deeper than 32 levels');
+  }
   const noEvent = await kit.deliver('push', push(), { headers: { 'x-github-event': '' } });
   assert.equal(noEvent.status, 400);
   assert.equal(noEvent.body.detail, 'X-GitHub-Event is missing');

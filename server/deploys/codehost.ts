@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { refuseDeepJson } from '../http/json-depth.ts';
 import { badRequest, Problem } from '../problem.ts';
 import { mediaType, rawBody, utf8 } from './body.ts';
 import { readDelivery } from './codehost-events.ts';
@@ -83,6 +84,7 @@ function payloadOf(body: Buffer, contentType: string | undefined): unknown {
     if (payload === null) throw badRequest('payload: required');
     text = payload;
   }
+  refuseDeepJson(text);
   try {
     return JSON.parse(text);
   } catch {

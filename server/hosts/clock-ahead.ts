@@ -29,8 +29,9 @@ type Frames = Omit<DecodedFrames, 'unknown' | 'invalid'>;
 export type HostClocks = {
   /**
    * The offset of `host`'s clock (the agent's time minus `at`, the request's arrival: positive when the
-   * host's clock is ahead), kept and logged at most once a minute when past the tolerance; null, and
-   * nothing kept, when the agent sent no clock (an older agent) or one that is not a time.
+   * host's clock is ahead), kept and logged at most once a minute when past the tolerance; null when
+   * the agent sent no clock (an older agent) or one that is not a time, and the offset kept before is
+   * dropped: an agent that stopped sending its clock is not shown the offset it had.
    */
   measure(host: string, sent: string | string[] | undefined, at: number): number | null;
   /** The offset last measured for `host`, or null. */
@@ -45,7 +46,10 @@ export function hostClocks(deps: Deps): HostClocks {
   return {
     measure(host, sent, at) {
       const agentTime = typeof sent === 'string' && /^\d{1,15}$/.test(sent) ? Number(sent) : null;
-      if (agentTime === null) return null;
+      if (agentTime === null) {
+        offsets.delete(host);
+        return null;
+      }
       const offset = agentTime - at;
       offsets.set(host, offset);
       if (Math.abs(offset) > CLOCK_TOLERANCE_MS && due(host)) {

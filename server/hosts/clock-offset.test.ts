@@ -122,3 +122,24 @@ test('spooled frames move by the offset measured as they are sent: a clock stepp
   );
   assert.equal(read.now.ts, h.kit.clock.now() - 5 * MIN, 'the host stays at its newest sample');
 });
+
+test('an agent that stops sending a usable clock: the offset it had is no longer shown', async (t) => {
+  const h = await hostWithClock(-10 * MIN);
+  t.after(() => h.kit.server.dispose());
+  await h.send([hello(h.agentNow())]);
+  await h.tick();
+  assert.equal((await h.host()).agent.clockOffsetMs, -10 * MIN);
+
+  // Downgraded to an agent that sends no clock: its frames are taken as dated (the run, 10 min older
+  // than the check's last result, is skipped), and no offset is shown.
+  assert.deepEqual((await h.tick(false)).body, { stored: 1, skipped: 1 });
+  assert.equal((await h.host()).agent.clockOffsetMs, undefined);
+
+  // Measured again, then a clock that is not a time: dropped as well.
+  await h.tick();
+  assert.equal((await h.host()).agent.clockOffsetMs, -10 * MIN);
+  await h.kit.clock.advance(15_000);
+  const res = await h.kit.send(h.token, [sample(h.agentNow())], { headers: { [AGENT_TIME_HEADER]: 'soon' } });
+  assert.deepEqual(res.body, { stored: 1, skipped: 0 });
+  assert.equal((await h.host()).agent.clockOffsetMs, undefined);
+});

@@ -16,6 +16,7 @@ import {
 } from '../../protocol/agent.ts';
 import { fieldIssue } from '../../protocol/messages.ts';
 import { formatPath } from '../config/paths.ts';
+import { refuseDeepJson } from '../http/json-depth.ts';
 import { badRequest, Problem } from '../problem.ts';
 
 /**
@@ -99,8 +100,10 @@ export class Reservation {
  * memory; every inflated byte is taken from `reservation` first (an identity body was taken before it
  * was read), and a body that does not fit in what is left of the server's budget is a 503
  * (`BudgetExceeded`). More than one request may carry (REQUEST_LIMITS) is a 413 naming what, before
- * any frame is parsed. A frame of a known kind that does not parse is left out alone and named in
- * `invalid` (`frames[3].cpu: …`): the agent drops a batch refused as bad, and the rest of it is good.
+ * any frame is parsed. JSON nested deeper than MAX_JSON_DEPTH is a 400 before it is parsed (parsing it
+ * would hold the event loop for seconds). A frame of a known kind that does not parse is left out alone
+ * and named in `invalid` (`frames[3].cpu: …`): the agent drops a batch refused as bad, and the rest of
+ * it is good.
  * A frame of an unknown kind is counted and left out.
  */
 export async function decodeFrames(
@@ -109,6 +112,7 @@ export async function decodeFrames(
   reservation: Reservation,
 ): Promise<DecodedFrames> {
   const text = (await inflated(body, contentEncoding, reservation)).toString('utf8');
+  refuseDeepJson(text);
   let json: unknown;
   try {
     json = JSON.parse(text);

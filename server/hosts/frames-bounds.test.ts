@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { MAX_FRAMES_BYTES, REQUEST_LIMITS } from '../../protocol/agent.ts';
+import { gzipSync } from 'node:zlib';
+import { MAX_FRAMES_BYTES, MAX_INFLATED_FRAMES_BYTES, REQUEST_LIMITS } from '../../protocol/agent.ts';
 import { within } from '../testing.ts';
 import { container, hello, hostServer, runFrame, sample, T0, unit } from './testkit.ts';
 
@@ -123,6 +124,50 @@ test('a request carrying more than REQUEST_LIMITS answers 413 naming what, befor
   const full = [...Array.from({ length: 10 }, () => log(1000)), declare(T0), sample(T0)];
   assert.deepEqual((await kit.send(token, full)).body, { stored: 12, skipped: 0 });
   assert.equal(kit.count('SELECT count(*) AS n FROM agent_logs'), 10_000);
+});
+
+test('frames nested deeper than 32 levels answer 400 before they are parsed, and /healthz answers meanwhile', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  await kit.server.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = kit.server.app.server.address() as AddressInfo;
+  // 31 KB of gzip that inflates to 32 MiB of brackets: JSON.parse alone held the event loop for 19 s.
+  const n = (MAX_INFLATED_FRAMES_BYTES - '{"frames":[]}'.length) / 2;
+  const bomb = gzipSync(`{"frames":[${'['.repeat(n)}${']'.repeat(n)}]}`, { level: 9 });
+  assert.ok(bomb.length < 40_000, `${bomb.length} bytes`);
+  const post = () =>
+    fetch(`http://127.0.0.1:${port}/agent/v1/frames`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: bomb,
+    });
+  const [first, second, health] = await Promise.all([
+    post(),
+    post(),
+    fetch(`http://127.0.0.1:${port}/healthz`),
+  ]);
+  for (const res of [first, second]) {
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    assert.equal(
+      ((await res.json()) as { detail: string }).detail,
+      'the body nests arrays and objects deeper than 32 levels',
+    );
+  }
+  assert.equal(health.status, 200);
+  assert.equal(await health.text(), 'ok');
+  assert.equal(kit.server.hosts.decodingBytes(), 0, 'the memory is given back');
+
+  // Brackets and quotes inside strings are text: a log line full of them is stored.
+  const text = `"[{\\${'['.repeat(100)}\\`;
+  const res = await kit.send(token, [{ kind: 'log', lines: [{ ts: T0, level: 'info', text }] }]);
+  assert.deepEqual(res.body, { stored: 1, skipped: 0 });
+  assert.equal(kit.count('SELECT count(*) AS n FROM agent_logs WHERE text = ?', text), 1);
 });
 
 /** A POST of frames over a real socket that sends its headers and `sent` bytes of its body, then waits. */

@@ -82,10 +82,18 @@ export function causeLine(m: Message): string {
   return `Likely cause: ${m.cause.title}`;
 }
 
-/** The evidence of the likely cause, a line each: "deploy v42 by ana at 14:01 UTC". */
-export function evidenceLines(m: Message): string[] {
+/**
+ * The evidence of the likely cause, a line each: "deploy v42 by ana at 14:01 UTC (https://ci.example/42)".
+ * A platform with markup gives `text` for what and who (escaping) and `link` for the address.
+ */
+export function evidenceLines(
+  m: Message,
+  text: (words: string) => string = (words) => words,
+  link: (url: string) => string = (url) => url,
+): string[] {
   return (m.cause?.evidence ?? []).map(
-    (e) => `${e.what}${e.by ? ` by ${e.by}` : ''} at ${utc(e.ts)}${e.url ? ` (${e.url})` : ''}`,
+    (e) =>
+      `${text(e.what)}${e.by ? ` by ${text(e.by)}` : ''} at ${utc(e.ts)}${e.url ? ` (${link(e.url)})` : ''}`,
   );
 }
 

@@ -197,11 +197,55 @@ describe('discord channel', () => {
 
   test('markup and mentions in a check name arrive as text and ping nobody', async () => {
     const message = messageOf('opened');
-    message.failing[0]!.name = '<script>alert(1)</script> @everyone';
+    message.failing[0]!.name = '<script>alert(1)</script> @everyone <@&123>';
     assert.equal((await send(message)).ok, true);
     const body = bodyOf(0);
-    assert.equal(body.embeds[0]!.fields[0]!.name, '<script>alert(1)</script> @everyone (api)');
+    assert.equal(
+      body.embeds[0]!.fields[0]!.name,
+      '\\<script\\>alert(1)\\</script\\> @everyone \\<@&123\\> (api)',
+    );
     assert.deepEqual(body.allowed_mentions.parse, []);
+  });
+
+  test('markdown in details, alert names, causes and evidence arrives escaped; mon keeps its own links', async () => {
+    const link = '[Sign in again](https://evil.example/login) **now**';
+    const lines =
+      '# Urgent\n-# small\n> quoted\n- item\n1. first\n||spoiler|| `code` ~~gone~~ __under__ _it_';
+    const message = messageOf('opened');
+    message.incident.title = `api: ${link}`;
+    message.failing[0]!.name = '**login**';
+    message.failing[0]!.detail = `${link}\n${lines}`;
+    message.cause!.title = `deploy ${link}`;
+    message.cause!.evidence[0]!.what = `deploy\n${lines}`;
+    message.cause!.evidence[0]!.by = '<@123> \\*ana*';
+    assert.equal((await send(message)).ok, true);
+    const embed = bodyOf(0).embeds[0]!;
+    const masked = '\\[Sign in again\\](https://evil.example/login) \\*\\*now\\*\\*';
+    const escapedLines = [
+      '\\# Urgent',
+      '\\-# small',
+      '\\> quoted',
+      '\\- item',
+      '1\\. first',
+      '\\|\\|spoiler\\|\\| \\`code\\` \\~\\~gone\\~\\~ \\_\\_under\\_\\_ \\_it\\_',
+    ].join('\n');
+    assert.equal(embed.title, `Incident opened: api: ${link}`, 'a title is shown without markup, as written');
+    assert.equal(embed.url, 'https://mon.example.com/incidents/42');
+    assert.equal(embed.fields[0]!.name, '\\*\\*login\\*\\* (api)');
+    assert.equal(embed.fields[0]!.value, `failing since 2026-11-23 14:05 UTC: ${masked}\n${escapedLines}`);
+    assert.equal(
+      embed.description,
+      [
+        'Open since 2026-11-23 14:05 UTC (0 s)',
+        '',
+        `Likely cause: deploy ${masked}`,
+        `deploy\n${escapedLines} by \\<@123\\> \\\\\\*ana\\* at 2026-11-23 14:01 UTC (<https://ci.example/42>)`,
+      ].join('\n'),
+    );
+    // Discord shows \x as x for any punctuation x: what people read is the text as written.
+    const shown = (text: string) => text.replace(/\\([^0-9A-Za-z\s])/g, '$1');
+    assert.equal(shown(embed.fields[0]!.value), `failing since 2026-11-23 14:05 UTC: ${link}\n${lines}`);
+    assert.equal(shown(embed.fields[0]!.name), '**login** (api)');
   });
 
   describe('errors', () => {

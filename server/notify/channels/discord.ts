@@ -65,15 +65,41 @@ export type Embed = {
 };
 
 /**
+ * `text` as Discord's markdown shows it literally. Discord shows `\x` as `x` for any punctuation `x`,
+ * so a backslash goes before each character that can start markup anywhere in a line (bold, italic,
+ * underline and strike `* _ ~`, code `` ` ``, spoilers `|`, masked links `[ ]`, `<…>` links, mentions
+ * and timestamps, the escape `\` itself), and before what starts markup at the start of a line:
+ * headings `#`, subtext `-#`, lists `-`, `+`, `1.`, block quotes `>`.
+ */
+export function escapeDiscord(text: string): string {
+  return text
+    .replace(/[\\*_~`|[\]<>]/g, '\\$&')
+    .replace(/^([ \t]*)([#+-])/gm, '$1\\$2')
+    .replace(/^([ \t]*\d+)([.)])/gm, '$1\\$2');
+}
+
+/**
+ * A URL of evidence as a link that shows the whole address: within `<…>` Discord reads no markup, and
+ * a URL as written by URL never holds `>` or a space. An unreadable one is shown as text.
+ */
+function discordLink(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  return parsed && /^https?:$/.test(parsed.protocol) ? `<${parsed.href}>` : escapeDiscord(url);
+}
+
+/**
  * The message as an embed: the headline as title (a link to the incident), the state and likely cause
  * as description, a field per failing alert while the limits allow, and "and N more" for the rest.
+ * Every text from checks, agents, deploys and people is escaped (`escapeDiscord`) before it is cut,
+ * but the title: Discord reads no markup in an embed's title (a link's text), and shows a backslash
+ * there as written (`project\_web\_1`).
  */
 export function embedOf(m: Message): Embed {
   const title = clip(headline(m), embedLimits.title);
   const footer = 'mon';
-  const lines = [stateLine(m)];
+  const lines = [escapeDiscord(stateLine(m))];
   const cause = causeLine(m);
-  if (cause) lines.push('', cause, ...evidenceLines(m));
+  if (cause) lines.push('', escapeDiscord(cause), ...evidenceLines(m, escapeDiscord, discordLink));
   // Kept free for the "and N more" line added once the fields are known.
   const moreRoom = `\n\nand ${m.alertCount} more`.length;
   let description = clip(lines.join('\n'), embedLimits.description - moreRoom);
@@ -81,8 +107,8 @@ export function embedOf(m: Message): Embed {
   const fields: Embed['fields'] = [];
   for (const a of m.failing) {
     const field = {
-      name: clip(alertName(a), embedLimits.fieldName),
-      value: clip(alertState(a), embedLimits.fieldValue),
+      name: clip(escapeDiscord(alertName(a)), embedLimits.fieldName),
+      value: clip(escapeDiscord(alertState(a)), embedLimits.fieldValue),
       inline: false,
     };
     const size = field.name.length + field.value.length;

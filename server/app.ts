@@ -80,7 +80,7 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
       done(error as Problem, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
   app.decorateRequest('principal', null);
 

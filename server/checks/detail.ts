@@ -1,10 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { DAY, HOUR } from '../../protocol/durations.ts';
+import { DAY } from '../../protocol/durations.ts';
 import type { Beat, CheckDetail, CheckRow, ServiceRead, ServicesList, Uptime } from '../../protocol/reads.ts';
 import { sitesByService } from '../analytics/sites.ts';
 import { changesBetween, deploysOf } from '../deploys/read.ts';
 import { graphOf } from '../incidents/graph.ts';
-import { invalid } from '../problem.ts';
 import { all, int, type Mapper, mapper, nullable, real, text } from '../store/rows.ts';
 import type { Span } from '../windows/active.ts';
 import type { CheckEngine, Entry } from './engine.ts';

@@ -362,10 +362,10 @@ test('the host list shows each host with its agent, numbers, alerts and discover
     await row.waitFor();
     const cells = await row.locator('td').allTextContents();
     assert.match(cells[1]!, /Connected/);
-    assert.equal(cells[3], `${web.cpu}%`);
-    assert.equal(cells[4], '37.5%');
-    assert.equal(cells[6], String(web.alerting));
-    assert.equal(cells[7], String(web.discovered));
+    assert.equal(cells[2], `${web.cpu}%`);
+    assert.equal(cells[3], '37.5%');
+    assert.equal(cells[5], `▼${web.alerting}`, 'a shape with the count');
+    assert.equal(cells[6], String(web.discovered));
     assert.equal(web.alerting, 1);
   });
   // A viewer reads the same, without a control that changes something.
@@ -459,7 +459,7 @@ test('discovered items: one dismissed, one monitored as a new service', async ()
     const service = page.getByRole('textbox', { name: 'Service' });
     assert.equal(await service.inputValue(), 'redis', "the item's name by default");
     await service.fill('cache');
-    await page.getByRole('button', { name: 'Monitor redis' }).click();
+    await page.getByRole('button', { name: 'Monitor in this service' }).click();
     await page.getByTestId('discovered').getByRole('link', { name: 'cache' }).waitFor();
     await page.getByText('Every container and unit of this host belongs to a service').waitFor();
     const { services } = await api<ServicesList>('GET', '/services');

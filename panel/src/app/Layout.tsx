@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import type { AuthState, Role } from '../../../protocol/accounts.ts';
 import type { ConfigStatus } from '../../../protocol/config.ts';
 import { get, post } from '../lib/api.ts';
@@ -18,6 +18,7 @@ export function Layout({ user, children }: Props) {
   const { path } = useLocation();
   const [theme, cycleTheme] = useTheme();
   const admin = user.role === 'admin';
+  const bar = useTopbarHeight();
 
   const signOut = async () => {
     try {
@@ -41,7 +42,7 @@ export function Layout({ user, children }: Props) {
       <a className="skip" href="#main">
         Skip to content
       </a>
-      <header className="topbar">
+      <header className="topbar" ref={bar}>
         <Link className="brand" href="/">
           <span className="brand-dot" aria-hidden="true" />
           mon
@@ -98,6 +99,26 @@ export function Layout({ user, children }: Props) {
       </main>
     </>
   );
+}
+
+/**
+ * Keeps `--topbar-height` at the sticky bar's height, which grows when it wraps: the page's
+ * scroll-padding-top (styles/theme.css) keeps what the keyboard focuses below the bar.
+ */
+function useTopbarHeight() {
+  const bar = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = bar.current;
+    if (!el) return;
+    const root = document.documentElement.style;
+    const observer = new ResizeObserver(() => root.setProperty('--topbar-height', `${el.offsetHeight}px`));
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      root.removeProperty('--topbar-height');
+    };
+  }, []);
+  return bar;
 }
 
 /** The config file's error, when the last save of mon.toml did not load. A save sends `*` on the stream. */

@@ -1,6 +1,5 @@
 import { useId } from 'react';
-import { flushSync } from 'react-dom';
-import { useFocusOnMount } from '../lib/focus.ts';
+import { closeAndFocus, useFocusOnMount } from '../lib/focus.ts';
 
 type Props = {
   question: string;
@@ -16,11 +15,7 @@ type Props = {
 export function Confirm({ question, action, busy, trigger, onConfirm, onCancel }: Props) {
   const cancelButton = useFocusOnMount<HTMLButtonElement>();
   const questionId = useId();
-  const cancel = () => {
-    // Render the trigger again now, so that focus can go back to it instead of to the page.
-    flushSync(onCancel);
-    document.getElementById(trigger)?.focus();
-  };
+  const cancel = () => closeAndFocus(onCancel, trigger);
   return (
     // A group, so that Escape works from either button.
     <fieldset

@@ -1,9 +1,13 @@
 import type { ReactNode } from 'react';
 
-/** A data table that scrolls sideways on narrow screens; `head` holds the header row's cells. */
+/**
+ * A data table that scrolls sideways on narrow screens, with a shadow at the side that has more;
+ * `head` holds the header row's cells. Its box is the containing block of what is placed inside it (a
+ * header named for screen readers only), so nothing of the table widens the page.
+ */
 export function Table({ head, children, testId }: { head: ReactNode; children: ReactNode; testId?: string }) {
   return (
-    <div style={{ overflowX: 'auto' }}>
+    <div className="table-scroll">
       <table data-testid={testId}>
         <thead>
           <tr>{head}</tr>

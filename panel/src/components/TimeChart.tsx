@@ -1,6 +1,7 @@
-import { useEffect, useRef } from 'react';
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { chartKeyStep, chartReading, chartSummary } from '../lib/chart-words.ts';
 import { formatTime } from '../lib/format.ts';
 import type { Marker } from '../lib/markers.ts';
 
@@ -102,6 +103,8 @@ export type TimeChartProps = {
  * Values per step over time, in the browser's time zone, one line each, with a mark per deploy and
  * change and an optional moment. The one chart of the panel: response times, host and container series.
  * Loaded lazily with uPlot (import it through `lazy`, or through a component that is).
+ * Without a mouse: the chart takes the focus, describes its range in words (each line's lowest, average
+ * and highest), and arrow keys, Page Up/Down, Home and End move its cursor, whose values are read out.
  */
 export default function TimeChart({
   x,
@@ -118,6 +121,23 @@ export default function TimeChart({
   label,
 }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
+  const plotRef = useRef<uPlot | null>(null);
+  const summaryId = useId();
+  const words = useMemo(() => ({ x, lines, format }), [x, lines, format]);
+  const summary = useMemo(() => chartSummary(words), [words]);
+  // The step the keyboard put the cursor on, and its values in words for the live region.
+  const [step, setStep] = useState<number | null>(null);
+  const reading = step === null || step >= x.length ? '' : chartReading(words, step);
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const next = chartKeyStep(e.key, step, x.length);
+    const plot = plotRef.current;
+    if (next === null || !plot) return;
+    e.preventDefault();
+    setStep(next);
+    // The cursor where the mouse would put it: the legend shows the step's values.
+    plot.setCursor({ left: plot.valToPos(x[next]!, 'x'), top: plot.over.clientHeight / 2 });
+  };
 
   useEffect(() => {
     const el = box.current;
@@ -168,6 +188,7 @@ export default function TimeChart({
       );
       plot.over.append(layer);
       placeMarkers(plot, layer, markers, moment, span);
+      plotRef.current = plot;
     };
     build();
     const resize = new ResizeObserver(() => plot?.setSize({ width: el.clientWidth, height }));
@@ -182,8 +203,28 @@ export default function TimeChart({
       themeObserver.disconnect();
       media.removeEventListener('change', build);
       plot?.destroy();
+      plotRef.current = null;
     };
   }, [x, stepMs, lines, format, top, minTop, markers, momentAt, momentLabel, span, height]);
 
-  return <div ref={box} role="img" aria-label={label} />;
+  return (
+    <div className="time-chart">
+      <div
+        ref={box}
+        role="img"
+        aria-label={label}
+        aria-describedby={summaryId}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: the chart is operated with the keyboard.
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+        onBlur={() => setStep(null)}
+      />
+      <p id={summaryId} className="sr-only">
+        {summary} Arrow keys read the values step by step; Home and End go to the first and last.
+      </p>
+      <p className="sr-only" aria-live="polite" data-testid="chart-reading">
+        {reading}
+      </p>
+    </div>
+  );
 }

@@ -49,7 +49,18 @@ export function AddSite({
       <div className="card-head">
         <h2 id="add-site-title">Add a site</h2>
       </div>
-      <form className="card-body" onSubmit={form.onSubmit} noValidate>
+      <form
+        className="card-body"
+        onSubmit={form.onSubmit}
+        noValidate
+        onKeyDown={(e) => {
+          // Escape closes the form opened by "Add a site…", as Cancel does.
+          if (e.key === 'Escape' && onCancel) {
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      >
         <div className="row">
           <Field
             {...form.field('domain')}

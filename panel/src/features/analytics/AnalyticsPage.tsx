@@ -4,6 +4,8 @@ import { analyticsLists } from '../../../../protocol/analytics-constants.ts';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { RangePicker } from '../../components/RangePicker.tsx';
 import { enc } from '../../lib/api.ts';
+import { closeAndFocus } from '../../lib/focus.ts';
+import { fieldId } from '../../lib/form.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { AddSite } from './AddSite.tsx';
@@ -18,6 +20,9 @@ import { Totals } from './Totals.tsx';
 import { TrafficChart } from './TrafficChart.tsx';
 import { Vitals } from './Vitals.tsx';
 import './analytics.css';
+
+/** The id of "Add a site…": closing the form or the snippet gives it the focus back. */
+const ADD_SITE_OPEN = 'add-site-open';
 
 /**
  * A site's visitors, pages, sources, countries, devices, Web Vitals and JavaScript errors over a range
@@ -67,14 +72,21 @@ export default function AnalyticsPage() {
         <div className="actions">
           {a.sites.length > 1 ? <SiteSwitcher sites={a.sites} value={a.site} range={range} /> : null}
           {canWrite && a.site && !adding ? (
-            <button type="button" onClick={() => setAdding(true)}>
+            <button type="button" id={ADD_SITE_OPEN} onClick={() => setAdding(true)}>
               Add a site…
             </button>
           ) : null}
         </div>
       </div>
-      {added ? <SiteAdded site={added} onDone={() => setAdded(null)} /> : null}
-      {adding ? <AddSite onAdded={onAdded} onCancel={() => setAdding(false)} /> : null}
+      {added ? (
+        <SiteAdded
+          site={added}
+          onDone={() => closeAndFocus(() => setAdded(null), ADD_SITE_OPEN, fieldId('domain', 'site'))}
+        />
+      ) : null}
+      {adding ? (
+        <AddSite onAdded={onAdded} onCancel={() => closeAndFocus(() => setAdding(false), ADD_SITE_OPEN)} />
+      ) : null}
       {a.site === null ? (
         <NoSite canWrite={canWrite} onAdded={onAdded} />
       ) : (

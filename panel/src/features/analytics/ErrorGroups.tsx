@@ -16,7 +16,7 @@ export function ErrorGroups({ errors, service }: { errors: ErrorGroupRead[]; ser
       <div className="card-head">
         <h2 id="errors-title">JavaScript errors</h2>
         <span className="muted small">
-          most occurrences first; times are when mon first and last saw each
+          most occurrences first; times are when mon last and first saw each
         </span>
       </div>
       {errors.length === 0 ? (
@@ -28,8 +28,8 @@ export function ErrorGroups({ errors, service }: { errors: ErrorGroupRead[]; ser
             <>
               <th>Error</th>
               <th className="num">Count</th>
-              <th>First seen</th>
               <th>Last seen</th>
+              <th>First seen</th>
               <th>After deploy</th>
             </>
           }
@@ -46,13 +46,13 @@ export function ErrorGroups({ errors, service }: { errors: ErrorGroupRead[]; ser
               </td>
               <td className="num">{formatCount(g.count)}</td>
               <td className="when">
-                <time dateTime={new Date(g.firstSeen).toISOString()} title={formatTime(g.firstSeen)}>
-                  {formatRelative(g.firstSeen)}
+                <time dateTime={new Date(g.lastSeen).toISOString()} title={formatTime(g.lastSeen)}>
+                  {formatRelative(g.lastSeen)}
                 </time>
               </td>
               <td className="when">
-                <time dateTime={new Date(g.lastSeen).toISOString()} title={formatTime(g.lastSeen)}>
-                  {formatRelative(g.lastSeen)}
+                <time dateTime={new Date(g.firstSeen).toISOString()} title={formatTime(g.firstSeen)}>
+                  {formatRelative(g.firstSeen)}
                 </time>
               </td>
               <td className="small">

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import type { AnalyticsList, AnalyticsRow, AnalyticsRows } from '../../../../protocol/analytics.ts';
 import { OTHER_VALUE } from '../../../../protocol/analytics-constants.ts';
 import { ErrorBox } from '../../components/Feedback.tsx';
-import { useFocusOnMount } from '../../lib/focus.ts';
+import { closeAndFocus, useFocusOnMount } from '../../lib/focus.ts';
 import { useDebounced } from './debounce.ts';
 import {
   formatCount,
@@ -34,6 +34,7 @@ export function TopList({ site, range, list, top, whole }: Props) {
   const [more, setMore] = useState(false);
   const { title } = listTitles[list];
   const headingId = useId();
+  const moreId = `${headingId}-more`;
   return (
     <section className="card top-list" aria-labelledby={headingId} data-list={list}>
       <div className="card-head">
@@ -43,13 +44,19 @@ export function TopList({ site, range, list, top, whole }: Props) {
         </span>
       </div>
       {more ? (
-        <MoreRows site={site} range={range} list={list} whole={whole} onClose={() => setMore(false)} />
+        <MoreRows
+          site={site}
+          range={range}
+          list={list}
+          whole={whole}
+          onClose={() => closeAndFocus(() => setMore(false), moreId)}
+        />
       ) : (
         <>
           <Rows list={list} rows={top.rows} whole={whole} />
           {top.total > top.rows.length ? (
             <div className="card-foot">
-              <button type="button" className="link-button" onClick={() => setMore(true)}>
+              <button type="button" id={moreId} className="link-button" onClick={() => setMore(true)}>
                 More {title.toLowerCase()}…
               </button>
             </div>
@@ -121,7 +128,17 @@ function MoreRows({
   const id = useId();
   const { title, value } = listTitles[list];
   return (
-    <div className="card-body more-rows">
+    // A group, so that Escape closes the search from any of its controls.
+    <fieldset
+      className="card-body more-rows"
+      aria-label={`More ${title.toLowerCase()}`}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
       <div className="row">
         <div className="field">
           <label htmlFor={`${id}-search`}>Search {title.toLowerCase()}</label>
@@ -163,6 +180,6 @@ function MoreRows({
       <button type="button" onClick={onClose}>
         Back to the top ten
       </button>
-    </div>
+    </fieldset>
   );
 }

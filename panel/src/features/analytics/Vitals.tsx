@@ -45,7 +45,7 @@ export function Vitals({ overall, pages, pagesFrom, from }: Props) {
         >
           {pages.map((p) => (
             <tr key={p.page} data-page={p.page}>
-              <td className="mono">{p.page}</td>
+              <td className="mono vitals-page">{p.page}</td>
               {vitalNames.map((n) => (
                 <td key={n} className="num">
                   <VitalValue name={n} vital={p.vitals[n]} />

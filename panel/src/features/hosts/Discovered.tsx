@@ -1,10 +1,10 @@
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DiscoveredItem } from '../../../../protocol/hosts.ts';
 import { ErrorBox } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { ActionsHeader, Table } from '../../components/Table.tsx';
 import { enc } from '../../lib/api.ts';
-import { useFocusOnMount } from '../../lib/focus.ts';
+import { closeAndFocus, useFocusOnMount } from '../../lib/focus.ts';
 import { useForm } from '../../lib/form.ts';
 import { formatWhen } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
@@ -16,7 +16,7 @@ import { useDismiss, useMonitor } from './queries.ts';
 /**
  * Containers and units of this host that belong to no service, the newest first, the first SHOWN of
  * them until asked for all or filtered. Monitor makes the service (if missing) and links the host to
- * it; Dismiss stops listing the item.
+ * it; Dismiss stops listing the item, and the focus moves on to the next item's Dismiss (or the list).
  */
 export function Discovered({
   host,
@@ -32,9 +32,33 @@ export function Discovered({
   const dismiss = useDismiss();
   const ordered = useMemo(() => orderDiscovered(items), [items]);
   const list = useBounded(ordered, discoveredWords);
+  // Where the focus goes once a dismissed item has left the list: the next item's Dismiss, or the list.
+  const [focusAfter, setFocusAfter] = useState<{ gone: string; next: string | null } | null>(null);
+  const shown = useRef(list.shown);
+  shown.current = list.shown;
   // Stable, so that a row whose item did not change skips the refresh (DiscoveredRow is memoised).
   const { mutate } = dismiss;
-  const onDismiss = useCallback((id: string) => mutate([id]), [mutate]);
+  const onDismiss = useCallback(
+    (id: string) => {
+      const items = shown.current;
+      const at = items.findIndex((i) => i.id === id);
+      const next = items[at + 1] ?? items[at - 1] ?? null;
+      setFocusAfter({ gone: id, next: next?.id ?? null });
+      mutate([id], { onError: () => setFocusAfter(null) });
+    },
+    [mutate],
+  );
+  useEffect(() => {
+    if (!focusAfter || list.shown.some((i) => i.id === focusAfter.gone)) return;
+    setFocusAfter(null);
+    const next = focusAfter.next === null ? null : document.getElementById(`dismiss-${focusAfter.next}`);
+    (next ?? document.getElementById('discovered-title'))?.focus();
+  }, [focusAfter, list.shown]);
+  const doneBox = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // The monitored item leaves the list: the focus goes to what became of it.
+    if (done) doneBox.current?.focus();
+  }, [done]);
   const onMonitor = useCallback((id: string) => setMonitoring((was) => (was === id ? null : id)), []);
   const onMonitored = useCallback((service: string) => {
     setMonitoring(null);
@@ -43,11 +67,13 @@ export function Discovered({
   return (
     <section className="card" aria-labelledby="discovered-title" data-testid="discovered">
       <div className="card-head">
-        <h2 id="discovered-title">Discovered</h2>
+        <h2 id="discovered-title" tabIndex={-1}>
+          Discovered
+        </h2>
         <span className="muted small">{items.length} · containers and units of no service, newest first</span>
       </div>
       {done ? (
-        <div className="card-body" role="status">
+        <div className="card-body" role="status" ref={doneBox} tabIndex={-1}>
           Monitored: <Link href={`/services/${enc(done)}`}>{done}</Link> runs on {host}; add checks to it on
           its page.
         </div>
@@ -82,7 +108,6 @@ export function Discovered({
                   item={item}
                   canWrite={canWrite}
                   monitoring={monitoring === item.id}
-                  dismissing={dismiss.isPending}
                   onMonitor={onMonitor}
                   onDismiss={onDismiss}
                   onMonitored={onMonitored}
@@ -102,7 +127,6 @@ const DiscoveredRow = memo(function DiscoveredRow({
   item,
   canWrite,
   monitoring,
-  dismissing,
   onMonitor,
   onDismiss,
   onMonitored,
@@ -111,7 +135,6 @@ const DiscoveredRow = memo(function DiscoveredRow({
   item: DiscoveredItem;
   canWrite: boolean;
   monitoring: boolean;
-  dismissing: boolean;
   onMonitor: (id: string) => void;
   onDismiss: (id: string) => void;
   onMonitored: (service: string) => void;
@@ -132,14 +155,15 @@ const DiscoveredRow = memo(function DiscoveredRow({
               id={`monitor-${item.id}`}
               className="link-button"
               aria-expanded={monitoring}
+              aria-label={`Monitor ${item.name}`}
               onClick={() => onMonitor(item.id)}
             >
               Monitor
             </button>
             <button
               type="button"
+              id={`dismiss-${item.id}`}
               className="link-button"
-              disabled={dismissing}
               onClick={() => onDismiss(item.id)}
               aria-label={`Dismiss ${item.name}`}
             >
@@ -151,7 +175,12 @@ const DiscoveredRow = memo(function DiscoveredRow({
       {monitoring ? (
         <tr>
           <td colSpan={4}>
-            <MonitorForm host={host} item={item} onDone={onMonitored} />
+            <MonitorForm
+              host={host}
+              item={item}
+              onDone={onMonitored}
+              onClose={() => closeAndFocus(() => onMonitor(item.id), `monitor-${item.id}`)}
+            />
           </td>
         </tr>
       ) : null}
@@ -163,10 +192,13 @@ function MonitorForm({
   host,
   item,
   onDone,
+  onClose,
 }: {
   host: string;
   item: DiscoveredItem;
   onDone: (service: string) => void;
+  /** Escape: the form closes and Monitor has the focus again. */
+  onClose: () => void;
 }) {
   const monitor = useMonitor();
   const input = useFocusOnMount<HTMLInputElement>();
@@ -178,7 +210,17 @@ function MonitorForm({
     { scope: `monitor-${item.id}`, fields: ['service'] },
   );
   return (
-    <form onSubmit={form.onSubmit} noValidate className="monitor-form">
+    <form
+      onSubmit={form.onSubmit}
+      noValidate
+      className="monitor-form"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
       <Field
         {...form.field('service')}
         label="Service"
@@ -193,7 +235,7 @@ function MonitorForm({
       </Field>
       <ErrorBox error={form.formError} title="Could not monitor." />
       <button type="submit" className="primary" disabled={form.busy}>
-        Monitor {item.name}
+        Monitor in this service
       </button>
     </form>
   );

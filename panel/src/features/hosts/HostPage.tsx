@@ -74,7 +74,7 @@ export default function HostPage({ name }: { name: string }) {
           </div>
         ) : null}
       </div>
-      {added ? <Installed added={added} onDone={() => setAdded(null)} /> : null}
+      {added ? <Installed added={added} onDone={() => setAdded(null)} returnTo="new-token" /> : null}
       {outdated ? (
         <div className="alert" data-testid="outdated">
           {outdated}

@@ -5,7 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { FormCard } from '../../components/FormCard.tsx';
 import { Table } from '../../components/Table.tsx';
 import { enc } from '../../lib/api.ts';
-import { Invalid, useForm } from '../../lib/form.ts';
+import { fieldId, Invalid, useForm } from '../../lib/form.ts';
 import { formatPercent, formatWhen } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
@@ -14,7 +14,10 @@ import { Installed } from './Installed.tsx';
 import { addHost, useHosts, useRefreshHosts } from './queries.ts';
 import './hosts.css';
 
-/** The hosts: each with its agent's state, services, CPU, memory and disk now, alerts and discovered items. */
+/**
+ * The hosts: each with its agent's state, CPU, memory and disk now, alerts, discovered items and
+ * services; the figures come first, so that a phone shows them without a swipe.
+ */
 export default function HostsList() {
   const hosts = useHosts();
   const canWrite = useCanWrite();
@@ -37,7 +40,9 @@ export default function HostsList() {
           </p>
         </div>
       </div>
-      {added ? <Installed added={added} onDone={() => setAdded(null)} /> : null}
+      {added ? (
+        <Installed added={added} onDone={() => setAdded(null)} returnTo={fieldId('name', 'host')} />
+      ) : null}
       <section className="card">
         {list.length === 0 ? (
           <div className="empty" data-testid="no-hosts">
@@ -58,12 +63,12 @@ export default function HostsList() {
               <>
                 <th>Host</th>
                 <th>Agent</th>
-                <th>Services</th>
                 <th className="num">CPU</th>
                 <th className="num">Memory</th>
                 <th className="num">Disk</th>
                 <th className="num">Alerting</th>
                 <th className="num">Discovered</th>
+                <th>Services</th>
               </>
             }
           >
@@ -79,16 +84,25 @@ export default function HostsList() {
                     <div className="muted small">since {formatWhen(h.agent.lastSeen)}</div>
                   ) : null}
                 </td>
-                <td className="small">
-                  {h.services.length ? h.services.join(', ') : <span className="muted">none</span>}
-                </td>
                 <td className="num">{formatPercent(h.cpu)}</td>
                 <td className="num">{formatPercent(h.memory)}</td>
                 <td className="num">{formatPercent(h.disk)}</td>
                 <td className="num">
-                  {h.alerting > 0 ? <span className="status status-down">{h.alerting}</span> : '0'}
+                  {h.alerting > 0 ? (
+                    <span className="status status-down">
+                      <span className="shape" aria-hidden="true">
+                        ▼
+                      </span>
+                      {h.alerting}
+                    </span>
+                  ) : (
+                    '0'
+                  )}
                 </td>
                 <td className="num">{h.discovered}</td>
+                <td className="small">
+                  {h.services.length ? h.services.join(', ') : <span className="muted">none</span>}
+                </td>
               </tr>
             ))}
           </Table>

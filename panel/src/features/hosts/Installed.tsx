@@ -1,12 +1,21 @@
 import type { AddedHost } from '../../../../protocol/hosts.ts';
 import { CopyField } from '../../components/Copy.tsx';
-import { useFocusOnMount } from '../../lib/focus.ts';
+import { closeAndFocus, useFocusOnMount } from '../../lib/focus.ts';
 
 /**
  * A host's new token and install commands, shown once: they live only in the state of the screen that
- * asked for them, so a reload or another page forgets them.
+ * asked for them, so a reload or another page forgets them. Done gives the focus back to `returnTo`, the
+ * id of the control that asked for them.
  */
-export function Installed({ added, onDone }: { added: AddedHost; onDone: () => void }) {
+export function Installed({
+  added,
+  onDone,
+  returnTo,
+}: {
+  added: AddedHost;
+  onDone: () => void;
+  returnTo: string;
+}) {
   const heading = useFocusOnMount<HTMLHeadingElement>();
   return (
     <section className="secret-once installed" aria-labelledby="installed-title" data-testid="installed">
@@ -44,7 +53,7 @@ export function Installed({ added, onDone }: { added: AddedHost; onDone: () => v
         The agent only connects out to this server; the host needs no open port. It appears as connected
         within 15 seconds of starting.
       </p>
-      <button type="button" onClick={onDone}>
+      <button type="button" onClick={() => closeAndFocus(onDone, returnTo)}>
         Done: I have copied what I need
       </button>
     </section>

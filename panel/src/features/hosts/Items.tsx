@@ -13,7 +13,10 @@ import { useItemSeries } from './queries.ts';
 
 type Kind = 'container' | 'unit';
 
-/** Good, bad or neither, for the colour of a state; the state's own word is always shown. */
+/** The shape of each look, as the checks' status has (components/Status.tsx): colour is never alone. */
+const shapes = { up: '●', down: '▼', unknown: '○' } as const;
+
+/** Good, bad or neither, for the colour and shape of a state; the state's own word is always shown. */
 function stateLook(kind: Kind, row: ContainerRow | UnitRow): 'up' | 'down' | 'unknown' {
   if (kind === 'container') {
     const c = row as ContainerRow;
@@ -139,6 +142,7 @@ const ItemRow = memo(function ItemRow({
   onToggle: (name: string) => void;
 }) {
   const image = kind === 'container' ? (row as ContainerRow).image : null;
+  const look = stateLook(kind, row);
   return (
     <>
       <tr data-item={row.name}>
@@ -147,7 +151,12 @@ const ItemRow = memo(function ItemRow({
           {image ? <div className="muted small mono">{image}</div> : null}
         </td>
         <td>
-          <span className={`status status-${stateLook(kind, row)}`}>{stateText(kind, row)}</span>
+          <span className={`status status-${look}`}>
+            <span className="shape" aria-hidden="true">
+              {shapes[look]}
+            </span>
+            {stateText(kind, row)}
+          </span>
         </td>
         <td className="num">{row.restarts}</td>
         <td className="num">{formatCpu(row.cpu)}</td>

@@ -32,8 +32,11 @@ export class RateLimiter {
     this.maxKeys = options.maxKeys ?? 100_000;
   }
 
-  /** Takes one token for `key`; when none is left, says how many whole seconds until one is. */
-  take(key: string): RateDecision {
+  /**
+   * Takes `cost` tokens for `key` (one request, or its bytes; at most `burst`); when fewer are left,
+   * takes none and says how many whole seconds until there are.
+   */
+  take(key: string, cost = 1): RateDecision {
     const now = this.clock.now();
     let bucket = this.buckets.get(key);
     if (bucket) {
@@ -50,11 +53,11 @@ export class RateLimiter {
       if (this.buckets.size >= this.maxKeys) this.prune(now);
       this.buckets.set(key, bucket);
     }
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
       return { ok: true };
     }
-    return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)) };
+    return { ok: false, retryAfter: Math.max(1, Math.ceil((cost - bucket.tokens) / this.perSecond)) };
   }
 
   /**

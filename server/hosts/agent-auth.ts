@@ -32,12 +32,14 @@ export type AgentGate = {
   host(request: FastifyRequest): AgentCaller;
   /**
    * A token bucket per host: `burst` requests at once (an agent sending what it kept during an outage),
-   * then `perSecond`. Beyond, 429 with Retry-After.
+   * then `perSecond`; or, with a `cost` per call, as many bytes, `rate` naming the pace in the 429's
+   * detail. Beyond, 429 with Retry-After.
    */
   hostLimiter(
     burst: number,
     perSecond: number,
-  ): (request: FastifyRequest, host: string, what: string) => void;
+    rate?: string,
+  ): (request: FastifyRequest, host: string, what: string, cost?: number) => void;
   /** Writes the counts of the summarised events (the server is stopping). */
   stop(): void;
 };
@@ -85,15 +87,12 @@ export function createAgentGate(deps: Deps): AgentGate {
       }
       return { host: host.name, tokenHash: hostTokenHash(token), tokenBy: host.tokenBy };
     },
-    hostLimiter(burst, perSecond) {
+    hostLimiter(burst, perSecond, rate = `${perSecond * 60} a minute`) {
       const limiter = new RateLimiter({ burst, perSecond, clock: deps.clock });
-      return (request, host, what) => {
-        const decision = limiter.take(host);
+      return (request, host, what, cost = 1) => {
+        const decision = limiter.take(host, cost);
         if (!decision.ok) {
-          throw refuse(
-            request,
-            tooMany(decision.retryAfter, `${host} sends ${what} faster than ${perSecond * 60} a minute`),
-          );
+          throw refuse(request, tooMany(decision.retryAfter, `${host} sends ${what} faster than ${rate}`));
         }
       };
     },

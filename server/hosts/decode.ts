@@ -104,14 +104,18 @@ export class Reservation {
  * would hold the event loop for seconds). A frame of a known kind that does not parse is left out alone
  * and named in `invalid` (`frames[3].cpu: …`): the agent drops a batch refused as bad, and the rest of
  * it is good.
- * A frame of an unknown kind is counted and left out.
+ * A frame of an unknown kind is counted and left out. `beforeParsing` may refuse the inflated bytes
+ * before they cost their parse (the host's pace of JSON, frames.ts).
  */
 export async function decodeFrames(
   body: Buffer,
   contentEncoding: string | undefined,
   reservation: Reservation,
+  beforeParsing: (inflatedBytes: number) => void = () => {},
 ): Promise<DecodedFrames> {
-  const text = (await inflated(body, contentEncoding, reservation)).toString('utf8');
+  const bytes = await inflated(body, contentEncoding, reservation);
+  beforeParsing(bytes.length);
+  const text = bytes.toString('utf8');
   refuseDeepJson(text);
   let json: unknown;
   try {

@@ -170,6 +170,28 @@ test('frames nested deeper than 32 levels answer 400 before they are parsed, and
   assert.equal(kit.count('SELECT count(*) AS n FROM agent_logs WHERE text = ?', text), 1);
 });
 
+test("one host's inflated JSON is paced: 128 MiB at once, then 1 MiB a second; beyond, 429 with Retry-After", async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-1');
+  const other = await kit.addHost('web-2');
+  // 30 MiB of JSON each, mostly white space: a batch of a host that shapes them to cost their parse.
+  const padded = (ts: number) =>
+    gzipSync(`${JSON.stringify({ frames: [sample(ts)] })}${' '.repeat(30 * 1024 * 1024)}`);
+  const send = (who: string, ts: number) => kit.send(who, [], { body: padded(ts) });
+  for (let i = 0; i < 4; i++) {
+    assert.deepEqual((await send(token, T0 + i)).body, { stored: 1, skipped: 0 }, `batch ${i}`);
+  }
+  const refused = await send(token, T0 + 4);
+  assert.equal(refused.status, 429);
+  // A little less than 8 MiB was left of 128: 22 MiB and the samples' JSON more, at 1 MiB a second.
+  assert.equal(refused.headers['retry-after'], '23');
+  assert.equal(refused.body.detail, 'web-1 sends frames faster than 1 MiB of JSON a second');
+  assert.equal((await send(other, T0)).status, 200, 'another host has its own pace');
+  await kit.clock.advance(23_000);
+  assert.equal((await send(token, T0 + 5)).status, 200);
+});
+
 /** A POST of frames over a real socket that sends its headers and `sent` bytes of its body, then waits. */
 function openUpload(port: number, token: string, length: number | null, sent: number) {
   let req: ClientRequest;

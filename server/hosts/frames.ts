@@ -23,6 +23,15 @@ export const FRAMES_BURST = 300;
 export const FRAMES_PER_SECOND = 1;
 
 /**
+ * Inflated JSON of one host: 128 MiB at once (a long outage's spool, a batch at most 32 MiB), then
+ * 1 MiB a second, over 100 times what an agent of 50 containers and 200 units sends. Parsing JSON costs
+ * the event loop up to about 0.1 s a MiB (32 MiB of `[]`, npm run bench -- json-depth), so that one
+ * host's token cannot hold the server however it shapes its batches.
+ */
+export const FRAMES_JSON_BURST = 128 * 1024 * 1024;
+export const FRAMES_JSON_PER_SECOND = 1024 * 1024;
+
+/**
  * Bytes of frames in flight at most, across requests: bodies as sent (taken before they are read) and
  * their JSON as inflated, held until the answer (a 4 MiB body can inflate to 32 MiB, and waits as
  * parsed frames until it is committed). Beyond, 503 with Retry-After; the agent keeps the batch and
@@ -53,6 +62,7 @@ export function registerFrames(
 ): DecodeBudget {
   const { maxWaiting } = limits;
   const limit = gate.hostLimiter(FRAMES_BURST, FRAMES_PER_SECOND);
+  const limitJson = gate.hostLimiter(FRAMES_JSON_BURST, FRAMES_JSON_PER_SECOND, '1 MiB of JSON a second');
   const budget = new DecodeBudget(limits.maxDecodingBytes);
   const clockAhead = clockWarnings(deps);
   const invalidFrames = invalidWarnings(deps);
@@ -109,6 +119,7 @@ export function registerFrames(
           request.body,
           Array.isArray(encoding) ? encoding.join(',') : encoding,
           reservation,
+          (bytes) => limitJson(request, host, 'frames', bytes),
         ).catch((error: unknown) => {
           if (error instanceof BudgetExceeded) deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
           throw error;

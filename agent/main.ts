@@ -38,7 +38,7 @@ try {
     version,
     log,
     clock: systemClock,
-    readers: hostReaders(settings.hostRoot, log, childEnv),
+    readers: hostReaders(settings.hostRoot, log, childEnv, settings.dockerSocket),
     commandEnv: childEnv,
   });
 } catch (error) {

@@ -24,8 +24,10 @@ export function hostReaders(
   root: string,
   log: AgentLog,
   childEnv: NodeJS.ProcessEnv,
+  /** DOCKER_HOST's socket (settings.ts), else the first of docker.ts's that exists. */
+  dockerSocket: string | null = null,
 ): SampleReaders & { socketPath: string } {
-  const socketPath = defaultDockerSocket(root);
+  const socketPath = dockerSocket ?? defaultDockerSocket(root);
   return {
     host: createHostSampler({
       root,

@@ -11,6 +11,7 @@ import { createOutbox } from './outbox.ts';
 import { createSampler, type SampleReaders } from './sampling.ts';
 import type { Settings } from './settings.ts';
 import { openSpool, type Spool } from './spool.ts';
+import { claimSpool, holdStateDir } from './state-dir.ts';
 import { createTransport, type PollResult } from './transport.ts';
 
 /**
@@ -43,11 +44,18 @@ export async function startAgent(options: {
   commandEnv: NodeJS.ProcessEnv;
 }): Promise<RunningAgent> {
   const { settings, version, log, clock } = options;
-  let spool: Spool;
   try {
     // Made 0700 when missing; an existing directory keeps its mode (it may be shared): the spool
     // directory inside it is the agent's own, and 0700.
     await mkdir(settings.stateDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
+  }
+  // A second agent on the directory stops here (StateDirLocked), before it touches the spool.
+  const lock = await holdStateDir(settings.stateDir, log);
+  let spool: Spool;
+  try {
+    await claimSpool(settings.stateDir, settings.server, settings.token, log);
     spool = await openSpool(join(settings.stateDir, 'spool'), {
       now: () => clock.now(),
       onDrop: (count, total) =>
@@ -56,6 +64,7 @@ export async function startAgent(options: {
         ),
     });
   } catch (error) {
+    lock.release();
     throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
   }
   const waiting = spool.size();
@@ -207,6 +216,7 @@ export async function startAgent(options: {
       if (lines.length > 0) outbox.add({ kind: 'log', lines });
       await outbox.stop();
       transport.close();
+      lock.release();
     },
   };
 }

@@ -116,7 +116,7 @@ test('the agent process: frames arrive gzipped with the token; a 503 keeps them 
   }
 });
 
-test('DOCKER_HOST names the runtime socket the agent reads (Podman, rootless Docker); tcp:// stops it with exit 2', async () => {
+test('DOCKER_HOST names the runtime socket the agent reads (Podman, rootless Docker); tcp:// stops it with exit 2; an unused HTTPS_PROXY is said', async () => {
   const engine = await startEngineDouble();
   engine.add({ name: 'podman-web' });
   const server = await startStandInServer({
@@ -135,7 +135,7 @@ test('DOCKER_HOST names the runtime socket the agent reads (Podman, rootless Doc
   };
   const agent = startAgentProcess(process.execPath, ['agent/main.ts'], {
     cwd: repo,
-    env: { ...env, DOCKER_HOST: `unix://${engine.socketPath}` },
+    env: { ...env, DOCKER_HOST: `unix://${engine.socketPath}`, HTTPS_PROXY: 'http://proxy.invalid:3128' },
   });
   try {
     const containers = () =>
@@ -146,6 +146,8 @@ test('DOCKER_HOST names the runtime socket the agent reads (Podman, rootless Doc
         .flatMap((f) => f.containers ?? []);
     await within(15_000, 'a sample with the container', () => containers().length > 0);
     assert.equal(containers()[0]?.name, 'podman-web');
+    // A proxy is not silently ignored: a plain http:// server is not reached through it, and it says so.
+    assert.match(agent.stderr(), /warn HTTPS_PROXY is set but not used for a plain http:\/\/ MON_SERVER/);
     agent.child.kill('SIGTERM');
     assert.deepEqual(await agent.exited, [0, null]);
 

@@ -22,6 +22,11 @@ export type Settings = {
   ca: string | null;
   /** The container runtime's socket from DOCKER_HOST; null: the first of docker.ts's that exists. */
   dockerSocket: string | null;
+  /**
+   * HTTPS_PROXY / https_proxy and NO_PROXY / no_proxy as set (transport.ts hands them to Node's own
+   * proxy support); null when no HTTPS proxy is set.
+   */
+  proxyEnv: Record<string, string> | null;
 };
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -63,7 +68,19 @@ export function readSettings(env: Env, readFile: (path: string) => string = read
     checksFile,
     ca: caOf(env.MON_CA, readFile),
     dockerSocket: dockerSocketOf(env.DOCKER_HOST),
+    proxyEnv: proxyEnvOf(env),
   };
+}
+
+/** The proxy variables Node's agents read for HTTPS (docs/agent.md, "Through a proxy"). */
+function proxyEnvOf(env: Env): Record<string, string> | null {
+  if (!env.HTTPS_PROXY && !env.https_proxy) return null;
+  const picked: Record<string, string> = {};
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) {
+    const value = env[name];
+    if (value) picked[name] = value;
+  }
+  return picked;
 }
 
 /**

@@ -11,7 +11,8 @@ import { createOutbox } from './outbox.ts';
 import { createSampler, type SampleReaders } from './sampling.ts';
 import type { Settings } from './settings.ts';
 import { openSpool, type Spool } from './spool.ts';
-import { createTransport, type PollResult } from './transport.ts';
+import { claimSpool, holdStateDir } from './state-dir.ts';
+import { createTransport, type PollResult, proxySupport } from './transport.ts';
 
 /**
  * The running agent: a hello and the declaration of checks.toml, a sample every 15 s (or what the
@@ -43,11 +44,18 @@ export async function startAgent(options: {
   commandEnv: NodeJS.ProcessEnv;
 }): Promise<RunningAgent> {
   const { settings, version, log, clock } = options;
-  let spool: Spool;
   try {
     // Made 0700 when missing; an existing directory keeps its mode (it may be shared): the spool
     // directory inside it is the agent's own, and 0700.
     await mkdir(settings.stateDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
+  }
+  // A second agent on the directory stops here (StateDirLocked), before it touches the spool.
+  const lock = await holdStateDir(settings.stateDir, log);
+  let spool: Spool;
+  try {
+    await claimSpool(settings.stateDir, settings.server, settings.token, log);
     spool = await openSpool(join(settings.stateDir, 'spool'), {
       now: () => clock.now(),
       onDrop: (count, total) =>
@@ -56,15 +64,18 @@ export async function startAgent(options: {
         ),
     });
   } catch (error) {
+    lock.release();
     throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
   }
   const waiting = spool.size();
   if (waiting.files > 0) log.info(`${waiting.files} batch(es) from before wait in the spool`);
+  const proxy = await proxyOf(settings, log);
   const transport = createTransport({
     server: settings.server,
     token: settings.token,
     ca: settings.ca,
     userAgent: `mon-agent/${version}`,
+    proxyEnv: proxy ? settings.proxyEnv : null,
   });
   const outbox = createOutbox({ spool, transport, log, clock });
   const runner = createCheckRunner({
@@ -187,7 +198,7 @@ export async function startAgent(options: {
   };
 
   log.info(
-    `mon agent ${version} starting: server ${settings.server.origin}${settings.server.pathname}, host root ${settings.hostRoot}, ` +
+    `mon agent ${version} starting: server ${settings.server.origin}${settings.server.pathname}${proxy ? ` through the proxy ${proxy}` : ''}, host root ${settings.hostRoot}, ` +
       `${checksFile.checks.length} command check(s) in ${settings.checksFile}`,
   );
   for (const problem of checksFile.problems) log.warn(`checks.toml: ${problem.text}`);
@@ -207,8 +218,32 @@ export async function startAgent(options: {
       if (lines.length > 0) outbox.add({ kind: 'log', lines });
       await outbox.stop();
       transport.close();
+      lock.release();
     },
   };
+}
+
+/**
+ * The HTTPS proxy the agent's connections go through (its address without credentials), or null; says
+ * once why a proxy that is set is not used.
+ */
+async function proxyOf(settings: Settings, log: AgentLog): Promise<string | null> {
+  const env = settings.proxyEnv;
+  if (!env) return null;
+  const address = env.https_proxy ?? env.HTTPS_PROXY ?? '';
+  if (settings.server.protocol !== 'https:') {
+    log.warn(
+      'HTTPS_PROXY is set but not used for a plain http:// MON_SERVER (the token would reach the proxy unencrypted): connecting directly',
+    );
+    return null;
+  }
+  if (!(await proxySupport())) {
+    log.warn(
+      `HTTPS_PROXY is set, but Node ${process.version} cannot take the agent's connections through it (Node 24.5 and later can): connecting directly`,
+    );
+    return null;
+  }
+  return URL.canParse(address) ? new URL(address).host : address.replace(/^.*@/, '');
 }
 
 function codeOf(error: unknown): string {

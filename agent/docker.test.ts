@@ -379,6 +379,29 @@ test('the default socket is the host’s, through MON_HOST_ROOT, when it is ther
   }
 });
 
+test('without Docker: Podman’s socket, else a rootless Docker’s or Podman’s, the lowest uid first', () => {
+  const root = mkdtempSync(join(tmpdir(), 'mon-root-'));
+  const touch = (path: string) => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), '');
+  };
+  try {
+    touch('run/user/1000/podman/podman.sock');
+    touch('run/user/not-a-uid/docker.sock');
+    assert.equal(defaultDockerSocket(root), join(root, 'run/user/1000/podman/podman.sock'));
+    touch('run/user/1000/docker.sock');
+    assert.equal(defaultDockerSocket(root), join(root, 'run/user/1000/docker.sock'));
+    touch('run/user/999/docker.sock');
+    assert.equal(defaultDockerSocket(root), join(root, 'run/user/999/docker.sock'));
+    touch('run/podman/podman.sock');
+    assert.equal(defaultDockerSocket(root), join(root, 'run/podman/podman.sock'));
+    touch('run/docker.sock');
+    assert.equal(defaultDockerSocket(root), join(root, 'run/docker.sock'));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test('of an inspect, the reader keeps only the fields samples read', () => {
   const container = engine.add({ name: 'web', health: 'unhealthy', restartCount: 2 });
   const body = inspectBody(container);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerSample } from '../protocol/agent.ts';
 import {
@@ -49,14 +49,32 @@ export type ContainerReader = {
   close(): void;
 };
 
-/** The socket mon reads when it exists: the host's own, through MON_HOST_ROOT; else the agent's. */
+/**
+ * The socket mon reads (without DOCKER_HOST): the first that exists of the host's own, through
+ * MON_HOST_ROOT, Docker's, then Podman's Docker-compatible API, then a rootless Docker's or Podman's
+ * (`/run/user/<uid>/…`, the lowest uid first); else the agent's own `/var/run/docker.sock`.
+ */
 export function defaultDockerSocket(root: string): string {
   // /var/run is a link to /run on most hosts; an absolute link resolves outside MON_HOST_ROOT, so the
   // host's /run is tried by its own path first.
-  for (const path of [join(root, 'run/docker.sock'), join(root, 'var/run/docker.sock')]) {
-    if (existsSync(path)) return path;
+  const candidates = [
+    join(root, 'run/docker.sock'),
+    join(root, 'var/run/docker.sock'),
+    join(root, 'run/podman/podman.sock'),
+  ];
+  let users: string[] = [];
+  try {
+    users = readdirSync(join(root, 'run/user'))
+      .filter((uid) => /^\d+$/.test(uid))
+      .sort((a, b) => Number(a) - Number(b));
+  } catch {}
+  for (const uid of users) {
+    candidates.push(
+      join(root, 'run/user', uid, 'docker.sock'),
+      join(root, 'run/user', uid, 'podman/podman.sock'),
+    );
   }
-  return '/var/run/docker.sock';
+  return candidates.find((path) => existsSync(path)) ?? '/var/run/docker.sock';
 }
 
 /** An inspect is asked again at least this often, whatever the list says. */

@@ -16,6 +16,7 @@ export const open = promisify(fs.open);
 export const readdir = promisify(fs.readdir);
 export const readFile = promisify(fs.readFile);
 export const rename = promisify(fs.rename);
+export const rm = promisify(fs.rm);
 export const stat = promisify(fs.stat);
 export const statfs = promisify(fs.statfs);
 export const unlink = promisify(fs.unlink);

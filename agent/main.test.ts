@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { DeclareFrame, HelloFrame, SampleFrame } from '../protocol/agent.ts';
 import { tempDir, within } from '../server/testing.ts';
+import { startEngineDouble } from './fixtures/docker-engine.ts';
 import { startAgentProcess, startStandInServer, testToken } from './fixtures/stand-in-server.ts';
 
 const repo = join(import.meta.dirname, '..');
@@ -111,6 +112,55 @@ test('the agent process: frames arrive gzipped with the token; a 503 keeps them 
   } finally {
     agent.kill();
     await server.close();
+    state.remove();
+  }
+});
+
+test('DOCKER_HOST names the runtime socket the agent reads (Podman, rootless Docker); tcp:// stops it with exit 2; an unused HTTPS_PROXY is said', async () => {
+  const engine = await startEngineDouble();
+  engine.add({ name: 'podman-web' });
+  const server = await startStandInServer({
+    host: 'web-1',
+    settings: { sampleEveryMs: 300 },
+    checks: [],
+    commands: [],
+  });
+  const state = tempDir('mon-agent-state-');
+  const env = {
+    PATH: process.env.PATH,
+    MON_SERVER: server.url,
+    MON_TOKEN: testToken,
+    MON_HOST_ROOT: hostRoot,
+    MON_STATE_DIR: state.dir,
+  };
+  const agent = startAgentProcess(process.execPath, ['agent/main.ts'], {
+    cwd: repo,
+    env: { ...env, DOCKER_HOST: `unix://${engine.socketPath}`, HTTPS_PROXY: 'http://proxy.invalid:3128' },
+  });
+  try {
+    const containers = () =>
+      server
+        .posts()
+        .flatMap((post) => server.framesOf(post))
+        .filter((f): f is SampleFrame => f.kind === 'sample')
+        .flatMap((f) => f.containers ?? []);
+    await within(15_000, 'a sample with the container', () => containers().length > 0);
+    assert.equal(containers()[0]?.name, 'podman-web');
+    // A proxy is not silently ignored: a plain http:// server is not reached through it, and it says so.
+    assert.match(agent.stderr(), /warn HTTPS_PROXY is set but not used for a plain http:\/\/ MON_SERVER/);
+    agent.child.kill('SIGTERM');
+    assert.deepEqual(await agent.exited, [0, null]);
+
+    const refused = startAgentProcess(process.execPath, ['agent/main.ts'], {
+      cwd: repo,
+      env: { ...env, DOCKER_HOST: 'tcp://10.0.0.5:2376' },
+    });
+    assert.deepEqual(await refused.exited, [2, null]);
+    assert.match(refused.stderr(), /error DOCKER_HOST must be a unix socket/);
+  } finally {
+    agent.kill();
+    await server.close();
+    await engine.close();
     state.remove();
   }
 });

@@ -5,6 +5,7 @@ import { createAgentLog } from './log.ts';
 import packageJson from './package.json' with { type: 'json' };
 import { hostReaders } from './sampling.ts';
 import { readSettings, SettingsError } from './settings.ts';
+import { StateDirLocked } from './state-dir.ts';
 
 // The mon agent (docs/agent.md): `npm run agent`, `node agent/main.ts`, or the one-file bundle
 // `node mon-agent.mjs` (agent/build.ts). The only file of the agent that reads process.env.
@@ -38,13 +39,15 @@ try {
     version,
     log,
     clock: systemClock,
-    readers: hostReaders(settings.hostRoot, log, childEnv),
+    readers: hostReaders(settings.hostRoot, log, childEnv, settings.dockerSocket),
     commandEnv: childEnv,
   });
 } catch (error) {
-  if (!(error instanceof StateDirError)) throw error;
+  if (!(error instanceof StateDirError || error instanceof StateDirLocked)) throw error;
   log.error(error.message);
-  process.exit(2);
+  // Not 2, a bad setting (the systemd unit does not restart on it): the directory may come back
+  // (a disk mounted late, remounted read-write), the other agent may stop.
+  process.exit(1);
 }
 
 let stopping = false;

@@ -1,13 +1,15 @@
 import type { AgentFrame } from '../protocol/agent.ts';
 import type { Clock, TimerHandle } from '../server/clock.ts';
+import { createBacklog } from './backlog.ts';
 import type { AgentLog } from './log.ts';
 import type { Spool } from './spool.ts';
 import { encodeFrameJson, type FrameJson, frameJson, type SendResult, type Transport } from './transport.ts';
 
 /**
  * The frames on their way to the server. Frames gather in memory until `flush` (every sample, or at
- * once when they pass FLUSH_BYTES); a flush writes them to the spool as request bodies, and the sender
- * sends the spool's files one at a time, oldest first, deleting each after a 200. Failures keep the
+ * once when they pass FLUSH_BYTES); a flush writes them to the spool as request bodies (in memory when
+ * the spool cannot take them: backlog.ts), and the sender sends the spool's files one at a time, oldest
+ * first, deleting each after a 200. Failures keep the
  * files and wait: 1 s doubling to 60 s, or the server's Retry-After on 429 and 503. A batch the server
  * calls bad (400, 413, 422) is dropped, never sent again.
  *
@@ -44,7 +46,9 @@ export function createOutbox(deps: {
   log: AgentLog;
   clock: Clock;
 }): Outbox {
-  const { spool, transport, log, clock } = deps;
+  const { transport, log, clock } = deps;
+  // The spool, and memory for the batches it cannot take (backlog.ts).
+  const spool = createBacklog(deps.spool, log);
   let pending: FrameJson[] = [];
   let pendingBytes = 0;
   // One write to the spool at a time, in order.
@@ -68,13 +72,7 @@ export function createOutbox(deps: {
       if (frames.length === 0) return;
       const { bodies, dropped } = await encodeFrameJson(frames);
       for (const frame of dropped) log.error(`a ${frame.kind} frame is too big to send: dropped`);
-      for (const body of bodies) {
-        try {
-          await spool.add(body);
-        } catch (error) {
-          log.error(`cannot write to the spool (${(error as Error).message}): ${frames.length} frames lost`);
-        }
-      }
+      for (const body of bodies) await spool.add(body);
     });
     return writing.then(() => kick());
   };

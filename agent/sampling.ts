@@ -11,8 +11,9 @@ import { createUnitReader } from './systemd.ts';
  */
 export type SampleReaders = {
   host: { sample(ts: number): Promise<Omit<SampleFrame, 'containers' | 'units'>> };
-  containers: { read(ts: number): Promise<ContainerSample[] | null> };
-  units: { read(ts: number): Promise<UnitSample[] | null> };
+  /** `problem`: why the last read gave null (docker.ts, systemd.ts), for the log. */
+  containers: { read(ts: number): Promise<ContainerSample[] | null>; problem?(): string | null };
+  units: { read(ts: number): Promise<UnitSample[] | null>; problem?(): string | null };
 };
 
 /**
@@ -23,8 +24,10 @@ export function hostReaders(
   root: string,
   log: AgentLog,
   childEnv: NodeJS.ProcessEnv,
+  /** DOCKER_HOST's socket (settings.ts), else the first of docker.ts's that exists. */
+  dockerSocket: string | null = null,
 ): SampleReaders & { socketPath: string } {
-  const socketPath = defaultDockerSocket(root);
+  const socketPath = dockerSocket ?? defaultDockerSocket(root);
   return {
     host: createHostSampler({
       root,
@@ -49,7 +52,8 @@ const LATE = Symbol('late');
 
 /**
  * Takes samples: the three readers in parallel. Containers or units the host has no runtime or systemd
- * for are left out (null), which is logged once, when it starts and when it ends.
+ * for are left out (null), which is logged with the reader's reason (the socket's error, systemctl's
+ * first line on stderr) once, when it starts or the reason changes, and once when it ends.
  *
  * No reader can hold the samples up: a part that has not answered within `deadlineMs` is left out of
  * the sample (the host's part as nulls and empty lists, containers and units as null), and it is not
@@ -94,12 +98,14 @@ export function createSampler(
     containers: bounded('the container runtime', (ts) => readers.containers.read(ts)),
     units: bounded('systemd', (ts) => readers.units.read(ts)),
   };
-  const missing = { containers: false, units: false };
-  const note = (part: keyof typeof missing, absent: boolean, gone: string, back: string) => {
-    if (absent === missing[part]) return;
-    missing[part] = absent;
-    if (absent) log.warn(gone);
-    else log.info(back);
+  // Why each part is missing (null: it is not): logged when that changes, so once per run of a failure.
+  const missing: { containers: string | null; units: string | null } = { containers: null, units: null };
+  const note = (part: keyof typeof missing, why: string | null, back: string) => {
+    if (why === missing[part]) return;
+    const was = missing[part];
+    missing[part] = why;
+    if (why !== null) log.warn(`${why}: left out of the samples`);
+    else if (was !== null) log.info(back);
   };
   return async (ts: number): Promise<SampleFrame> => {
     const [host, containers, units] = await Promise.all([
@@ -111,12 +117,17 @@ export function createSampler(
     if (containers !== LATE)
       note(
         'containers',
-        containers === null,
-        `no container runtime answers at ${where.socketPath}: no containers in the samples`,
-        `the container runtime at ${where.socketPath} answers`,
+        containers === null
+          ? (readers.containers.problem?.() ?? `no container runtime answers at ${where.socketPath}`)
+          : null,
+        `the container runtime at ${where.socketPath} answers: containers are in the samples again`,
       );
     if (units !== LATE)
-      note('units', units === null, 'systemd does not answer: no units in the samples', 'systemd answers');
+      note(
+        'units',
+        units === null ? (readers.units.problem?.() ?? 'systemd does not answer') : null,
+        'systemd answers: units are in the samples again',
+      );
     return {
       ...(host === LATE ? emptyHost(ts) : host),
       containers: containers === LATE ? null : containers,

@@ -81,6 +81,24 @@ test('each bad setting is refused naming its variable, and never repeats the tok
   );
 });
 
+test('DOCKER_HOST: a unix socket is the runtime to read; tcp:// and other schemes are refused', () => {
+  const env = { MON_SERVER: 'https://mon.example.com', MON_TOKEN: token };
+  assert.equal(readSettings(env, noFiles).dockerSocket, null);
+  assert.equal(
+    readSettings({ ...env, DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }, noFiles).dockerSocket,
+    '/run/user/1000/docker.sock',
+  );
+  for (const value of [
+    'tcp://10.0.0.5:2376',
+    'ssh://me@host',
+    'unix://run/docker.sock',
+    '/run/docker.sock',
+  ]) {
+    assert.match(refusal({ ...env, DOCKER_HOST: value }), /^DOCKER_HOST must be a unix socket/);
+  }
+  assert.match(refusal({ ...env, DOCKER_HOST: 'tcp://10.0.0.5:2376' }), /\(tcp:\/\/ is not read\)/);
+});
+
 test('MON_CA holds a PEM certificate: it becomes the extra root', () => {
   const pki = makePki();
   try {
@@ -135,6 +153,7 @@ test('the agent refuses to start over plain HTTP to a server that is not loopbac
   assert.match(noToken.stderr, /MON_TOKEN is required/);
   // A state directory that cannot be one: a file stands where it should be.
   const noState = run({ MON_SERVER: 'http://127.0.0.1:9', MON_STATE_DIR: '/dev/null/state' });
-  assert.equal(noState.status, 2, noState.stderr);
+  // Exit 1, not 2: a directory may come back (the systemd unit restarts the agent on 1, not on 2).
+  assert.equal(noState.status, 1, noState.stderr);
   assert.match(noState.stderr, /error MON_STATE_DIR: cannot use \/dev\/null\/state \(ENOTDIR\)/);
 });

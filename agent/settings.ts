@@ -20,6 +20,13 @@ export type Settings = {
   checksFile: string;
   /** An extra trusted root certificate (PEM) for the server's certificate; null: the system's roots only. */
   ca: string | null;
+  /** The container runtime's socket from DOCKER_HOST; null: the first of docker.ts's that exists. */
+  dockerSocket: string | null;
+  /**
+   * HTTPS_PROXY / https_proxy and NO_PROXY / no_proxy as set (transport.ts hands them to Node's own
+   * proxy support); null when no HTTPS proxy is set.
+   */
+  proxyEnv: Record<string, string> | null;
 };
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -53,7 +60,44 @@ export function readSettings(env: Env, readFile: (path: string) => string = read
   const hostRoot = resolve(env.MON_HOST_ROOT || '/');
   const stateDir = resolve(env.MON_STATE_DIR || '/var/lib/mon-agent');
   const checksFile = env.MON_CHECKS ? resolve(env.MON_CHECKS) : join(hostRoot, 'etc/mon-agent/checks.toml');
-  return { server, token, hostRoot, stateDir, checksFile, ca: caOf(env.MON_CA, readFile) };
+  return {
+    server,
+    token,
+    hostRoot,
+    stateDir,
+    checksFile,
+    ca: caOf(env.MON_CA, readFile),
+    dockerSocket: dockerSocketOf(env.DOCKER_HOST),
+    proxyEnv: proxyEnvOf(env),
+  };
+}
+
+/** The proxy variables Node's agents read for HTTPS (docs/agent.md, "Through a proxy"). */
+function proxyEnvOf(env: Env): Record<string, string> | null {
+  if (!env.HTTPS_PROXY && !env.https_proxy) return null;
+  const picked: Record<string, string> = {};
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) {
+    const value = env[name];
+    if (value) picked[name] = value;
+  }
+  return picked;
+}
+
+/**
+ * DOCKER_HOST as Docker's own clients read it, for a unix socket only: the agent reads the runtime
+ * through a local socket, never over the network (tcp:// would need TLS client certificates, ssh://
+ * a shell), so any other scheme is a bad setting rather than a runtime silently not read.
+ */
+function dockerSocketOf(text: string | undefined): string | null {
+  const value = (text ?? '').trim();
+  if (!value) return null;
+  const path = value.startsWith('unix://') ? value.slice('unix://'.length) : null;
+  if (!path?.startsWith('/')) {
+    throw new SettingsError(
+      `DOCKER_HOST must be a unix socket, such as unix:///run/podman/podman.sock: the agent reads the container runtime only through a local socket (${value.split(':')[0]}:// is not read)`,
+    );
+  }
+  return path;
 }
 
 function serverOf(text: string | undefined): URL {

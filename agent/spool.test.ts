@@ -84,6 +84,25 @@ test('0600 files in a 0700 directory; a write cut short is cleared at start; oth
   }
 });
 
+test('a write that fails leaves no tmp- file behind, and the spool takes the next one', async () => {
+  const { dir, remove } = tempDir('mon-spool-');
+  try {
+    const spoolDir = join(dir, 'spool');
+    const spool = await openSpool(spoolDir, { now: () => 1000 });
+    // The name the next file takes is a directory: the rename fails after the body was written.
+    mkdirSync(join(spoolDir, '000000000001000-000000.json.gz'));
+    writeFileSync(join(spoolDir, '000000000001000-000000.json.gz', 'x'), '');
+    await assert.rejects(spool.add(body('frames')));
+    assert.deepEqual(readdirSync(spoolDir), ['000000000001000-000000.json.gz']);
+    assert.deepEqual(spool.size(), { files: 0, bytes: 0 });
+    await spool.add(body('next'));
+    assert.equal(spool.size().files, 1);
+    assert.equal((await spool.oldest())?.body.toString(), 'next');
+  } finally {
+    remove();
+  }
+});
+
 test('when full, the oldest go first, counted', async () => {
   const { dir, remove } = tempDir('mon-spool-');
   try {

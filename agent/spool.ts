@@ -119,15 +119,21 @@ export async function openSpool(
       lastTs = ts;
       const name = `${String(ts).padStart(15, '0')}-${String(sequence++).padStart(6, '0')}.json.gz`;
       const temp = join(dir, `${TEMP_PREFIX}${name}`);
-      const fd = await open(temp, 'w', 0o600);
       try {
-        await writeFile(fd, body);
-        // On disk before it takes its name: a power cut leaves the whole body or no file.
-        await fsync(fd);
-      } finally {
-        await close(fd);
+        const fd = await open(temp, 'w', 0o600);
+        try {
+          await writeFile(fd, body);
+          // On disk before it takes its name: a power cut leaves the whole body or no file.
+          await fsync(fd);
+        } finally {
+          await close(fd);
+        }
+        await rename(temp, join(dir, name));
+      } catch (error) {
+        // A disk full mid-write: no half body left behind to fill it further.
+        await removeFile(temp).catch(() => {});
+        throw error;
       }
-      await rename(temp, join(dir, name));
       // The new name on disk too: without it a power cut can lose the file the rename made.
       await syncDir(dir);
       lastBody = { name, body };

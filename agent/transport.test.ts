@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import type { IncomingMessage } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import {
@@ -17,7 +21,7 @@ import {
 import { makePki, type TestPki } from '../runners/fixtures/certs.ts';
 import { closedPort } from '../runners/fixtures/context.ts';
 import { type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
-import { createTransport, encodeFrames, failure, retryAfterMs } from './transport.ts';
+import { createTransport, encodeFrames, failure, proxySupport, retryAfterMs } from './transport.ts';
 
 const token = 'bth_abcdefghijklmnopqrstuvwxyz0123456789_-AB';
 const frames: AgentFrame[] = [
@@ -329,4 +333,108 @@ test('a batch over what one request may carry (REQUEST_LIMITS) is split too, so 
   assert.ok(decoded.length >= 3, 'split by log lines and by runs, not by size');
   for (const part of decoded) assert.equal(exceededLimit(part), null);
   assert.deepEqual(decoded.flat(), [...logs, ...runs], 'in order, nothing lost');
+});
+
+/** A CONNECT proxy on loopback that tunnels to where it is asked and notes each target. */
+async function connectProxy() {
+  const { connect } = await import('node:net');
+  const targets: string[] = [];
+  const server = http.createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req: IncomingMessage, client: import('node:net').Socket, head: Buffer) => {
+    targets.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    targets,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+test('HTTPS_PROXY: the agent tunnels to the server through it (the token inside TLS); NO_PROXY goes around it', async (t) => {
+  if (!(await proxySupport())) return t.skip('this Node has no proxy support for agents');
+  const server = await httpsServer(pki.leaf(30));
+  const proxy = await connectProxy();
+  t.after(async () => {
+    await server.close();
+    await proxy.close();
+  });
+  const { bodies } = await encodeFrames(frames);
+  const through = createTransport({
+    server: server.url,
+    token,
+    ca: pki.caPem,
+    userAgent: 'test',
+    proxyEnv: { HTTPS_PROXY: proxy.url },
+  });
+  try {
+    assert.deepEqual(await through.postFrames(bodies[0]!), { kind: 'stored' });
+    assert.deepEqual(proxy.targets, [`127.0.0.1:${server.url.port}`]);
+    assert.equal(server.seen.requests[0]?.headers.authorization, `Bearer ${token}`);
+  } finally {
+    through.close();
+  }
+  const around = createTransport({
+    server: server.url,
+    token,
+    ca: pki.caPem,
+    userAgent: 'test',
+    proxyEnv: { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
+  });
+  try {
+    assert.deepEqual(await around.postFrames(bodies[0]!), { kind: 'stored' });
+    assert.equal(proxy.targets.length, 1, 'NO_PROXY: straight to the server');
+  } finally {
+    around.close();
+  }
+});
+
+test('MON_CA is trusted on top of NODE_EXTRA_CA_CERTS, not instead of it', async (t) => {
+  const other = makePki();
+  const dir = mkdtempSync(join(tmpdir(), 'mon-ca-'));
+  const server = await httpsServer(other.leaf(30));
+  t.after(async () => {
+    other.dispose();
+    rmSync(dir, { recursive: true, force: true });
+    await server.close();
+  });
+  writeFileSync(join(dir, 'extra.pem'), other.caPem);
+  // NODE_EXTRA_CA_CERTS is read when Node starts: a process of its own, with MON_CA another root.
+  const script = `
+    import { createTransport, encodeFrames } from ${JSON.stringify(join(import.meta.dirname, 'transport.ts'))};
+    const transport = createTransport({ server: new URL(${JSON.stringify(server.url.href)}), token: ${JSON.stringify(token)}, ca: ${JSON.stringify(pki.caPem)}, userAgent: 'test' });
+    const { bodies } = await encodeFrames([]);
+    const result = await transport.postFrames(bodies[0] ?? Buffer.from(''));
+    transport.close();
+    process.stdout.write(JSON.stringify(result));`;
+  // Not spawnSync: the server answering is in this process.
+  const run = (env: NodeJS.ProcessEnv) =>
+    new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        { env, timeout: 20_000 },
+        (_e, stdout, stderr) => resolve({ stdout, stderr }),
+      ),
+    );
+  const withExtra = await run({ PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: join(dir, 'extra.pem') });
+  const tls = await import('node:tls');
+  if ('getCACertificates' in tls)
+    assert.deepEqual(JSON.parse(withExtra.stdout), { kind: 'stored' }, withExtra.stderr);
+  const without = await run({ PATH: process.env.PATH });
+  assert.equal(JSON.parse(without.stdout).kind, 'failed', 'without it, that root is not trusted');
 });

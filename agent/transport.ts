@@ -60,9 +60,11 @@ const MAX_RETRY_AFTER_MS = 15 * 60_000;
 export function createTransport(options: {
   server: URL;
   token: string;
-  /** An extra trusted root (MON_CA), on top of Node's own. */
+  /** An extra trusted root (MON_CA), on top of Node's own (NODE_EXTRA_CA_CERTS' included). */
   ca: string | null;
   userAgent: string;
+  /** HTTPS_PROXY and NO_PROXY (settings.ts), for an https server only; see `proxySupport`. */
+  proxyEnv?: Record<string, string> | null;
 }): Transport {
   const secure = options.server.protocol === 'https:';
   // TLS is loaded for an https server only: it costs several MB of memory.
@@ -72,7 +74,9 @@ export function createTransport(options: {
         agent: new https.Agent({
           keepAlive: true,
           rejectUnauthorized: true,
-          ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+          ...(options.ca ? { ca: [...defaultRoots(tls), options.ca] } : {}),
+          // The token travels inside the TLS tunnel (CONNECT): the proxy sees the server's name only.
+          ...(options.proxyEnv ? { proxyEnv: options.proxyEnv } : {}),
         }),
       }))
     : Promise.resolve({ request: http.request, agent: new http.Agent({ keepAlive: true }) });
@@ -291,4 +295,24 @@ export async function encodeFrameJson(
 export function newBatchId(): string {
   const random = () => Math.floor(Math.random() * 2 ** 40).toString(36);
   return `${Date.now().toString(36)}${random()}${random()}`;
+}
+
+/**
+ * The roots Node trusts by default: its own and NODE_EXTRA_CA_CERTS' (and the system's with
+ * --use-system-ca). A `ca` option replaces them, so MON_CA is added to these. `getCACertificates` is
+ * Node 22.15 and later; before, the bundled roots only.
+ */
+function defaultRoots(tls: typeof import('node:tls')): readonly string[] {
+  const get = (tls as { getCACertificates?: (type?: string) => string[] }).getCACertificates;
+  return get ? get('default') : tls.rootCertificates;
+}
+
+/**
+ * Whether this Node's `https.Agent` takes `proxyEnv` (Node 24.5 and later): an agent made with it
+ * holds a proxy configuration, an older Node ignores the option.
+ */
+export async function proxySupport(): Promise<boolean> {
+  const https = await import('node:https');
+  const probe = new https.Agent({ proxyEnv: { HTTPS_PROXY: 'http://127.0.0.1:9' } } as object);
+  return Object.getOwnPropertySymbols(probe).some((symbol) => symbol.description === 'kProxyConfig');
 }

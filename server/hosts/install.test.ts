@@ -233,7 +233,8 @@ test('the container script reads the settings file, downloads the agent into the
   assert.ok(existsSync(join(state, 'mon-agent.mjs')));
 
   const down = await start('http://127.0.0.1:1', state);
-  assert.match(down.stderr, /mon: cannot download the agent/);
+  // Not only fetch's "fetch failed": why.
+  assert.match(down.stderr, /mon: cannot download the agent: fetch failed \(bad port\)/);
   assert.equal(
     down.stdout,
     `agent ran from http://127.0.0.1:1 with ${flags}\n`,
@@ -270,6 +271,17 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
     'the unit runs the agent with its Node flags',
   );
   assert.match(systemd, /^systemctl enable --now mon-agent\.service$/m);
+  // Restarted 10 s after it stops, except on exit code 2, a bad setting (agent/main.ts): trying again
+  // every 10 s cannot mend it. An unusable state directory exits 1, and is tried again.
+  const unit = systemd.slice(systemd.indexOf('[Unit]'), systemd.indexOf('MON_UNIT\nchmod'));
+  assert.match(unit, /^\[Service\]\n(?:.*\n)*Restart=always\nRestartSec=10\nRestartPreventExitStatus=2\n/m);
+  if (existsSync('/usr/bin/systemd-analyze')) {
+    const file = join(work.dir, 'mon-agent.service');
+    writeFileSync(file, unit.replace('$node_bin', process.execPath));
+    const verified = spawnSync('/usr/bin/systemd-analyze', ['verify', file], { encoding: 'utf8' });
+    assert.equal(verified.status, 0, verified.stderr);
+    assert.equal(verified.stderr, '', 'systemd-analyze verify has nothing to say');
+  }
   // A host name with a line break cannot end the comment and start a command.
   const odd = installCommands({
     serverUrl: 'https://mon.example.com',

@@ -83,7 +83,10 @@ const download = [
   `fetch(process.env.MON_SERVER+"${AGENT_PATH}")`,
   `.then(r=>{if(!r.ok)throw new Error("HTTP "+r.status+" from "+r.url);return r.arrayBuffer()})`,
   `.then(b=>{const fs=require("fs");fs.writeFileSync(f+".new",Buffer.from(b));fs.renameSync(f+".new",f)})`,
-  `.catch(e=>{console.error("mon: cannot download the agent: "+e.message);process.exit(1)})`,
+  // fetch's own message is "fetch failed": the reason (refused, a name not found, a certificate not
+  // trusted) is its cause.
+  `.catch(e=>{const c=e.cause;console.error("mon: cannot download the agent: "+e.message+(c?" ("+(c.code&&!String(c.message).includes(c.code)?c.code+": ":"")+c.message+")":"")`,
+  `+(c&&/CERT|SIGN|ISSUER/.test(String(c.code))?"; for a private CA, run this with NODE_EXTRA_CA_CERTS=/path/to/ca.pem":""));process.exit(1)})`,
 ].join('');
 
 /**
@@ -156,6 +159,7 @@ Environment=MON_STATE_DIR=${STATE_DIR} ${envWords.join(' ')}
 ExecStart=$node_bin ${nodeFlags} ${file}
 Restart=always
 RestartSec=10
+RestartPreventExitStatus=2
 
 [Install]
 WantedBy=multi-user.target

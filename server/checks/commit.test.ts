@@ -132,7 +132,8 @@ test('pings while another process holds the database lock: 503 with Retry-After,
   const started = Date.now();
   const read = await inject('GET', '/api/v1/services');
   assert.equal(read.status, 200);
-  assert.ok(Date.now() - started < 250, 'reads answer while the lock is held');
+  // A read held by the lock would wait for the read connection's 5 s busy timeout.
+  assert.ok(Date.now() - started < 1000, 'reads answer while the lock is held');
   const health = await server.app.inject({ method: 'GET', url: '/healthz' });
   assert.equal(health.statusCode, 503);
   assert.equal(health.body, 'database not writable');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import type { CheckTransition } from '../events.ts';
+import { within } from '../testing.ts';
 import { type Any, checkServer } from './testkit.ts';
 
 /**
@@ -208,6 +209,9 @@ test('a result of a definition changed meanwhile is dropped, not applied to the 
     (await inject('PUT', `/api/v1/checks/${id}`, { ...web, target: 'http://127.0.0.1:10/' })).status,
     200,
   );
+  // The changed check's run reaches a closed port and its result waits out the window: wait for it,
+  // then as long again for a result of the old definition that should have been dropped.
+  await within(10_000, 'the changed check ran at once', () => runs() >= 2);
   await engine.flush();
   await new Promise((r) => setTimeout(r, 350));
   await engine.flush();

@@ -57,11 +57,12 @@ test('at the timeout the whole process group is killed: down, "timed out after N
 });
 
 test('the exit code decides: a child left in the background with the output open does not hold the run', async () => {
+  // Held by the child, the run would last its 20 s timeout: far from any delay of a busy machine.
   const started = Date.now();
-  const outcome = await run('sleep 5 & echo ok 1');
+  const outcome = await run('sleep 30 & echo ok 1', 20_000);
   assert.deepEqual([outcome.status, outcome.detail, outcome.value], ['up', 'ok 1', 1]);
-  assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
-  const down = await run('sleep 5 & echo "failed 3" >&2; exit 2');
+  assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+  const down = await run('sleep 30 & echo "failed 3" >&2; exit 2', 20_000);
   assert.deepEqual([down.status, down.detail, down.value], ['down', 'failed 3', 3]);
 });
 
@@ -70,18 +71,19 @@ test('a child that left the process group (setsid) neither holds the run nor out
   const pids: number[] = [];
   try {
     const pidFile = (name: string) => join(dir, name);
-    // The shell exits at once: up, though the setsid child keeps the output open for 8 s.
+    // The shell exits at once: up, though the setsid child keeps the output open for 30 s (held, the
+    // run would last its 20 s timeout).
     const started = Date.now();
-    const quick = await run(`setsid sleep 8 & echo $! > ${pidFile('a')}; echo ok 2`, 2000);
+    const quick = await run(`setsid sleep 30 & echo $! > ${pidFile('a')}; echo ok 2`, 20_000);
     assert.deepEqual([quick.status, quick.detail, quick.value], ['up', 'ok 2', 2]);
-    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
     pids.push(Number(readFileSync(pidFile('a'), 'utf8')));
     // The shell is still running at the timeout: the group is killed, the setsid child is not, and the
     // run ends at the timeout all the same.
     const slow = Date.now();
-    const timedOut = await run(`setsid sleep 8 & echo $! > ${pidFile('b')}; sleep 30`, 2000);
+    const timedOut = await run(`setsid sleep 30 & echo $! > ${pidFile('b')}; sleep 30`, 2000);
     assert.deepEqual(timedOut, { status: 'down', latencyMs: null, detail: 'timed out after 2 s' });
-    assert.ok(Date.now() - slow < 3000, `took ${Date.now() - slow} ms`);
+    assert.ok(Date.now() - slow < 10_000, `took ${Date.now() - slow} ms: held by the setsid child`);
     pids.push(Number(readFileSync(pidFile('b'), 'utf8')));
   } finally {
     for (const pid of pids) if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');

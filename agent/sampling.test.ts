@@ -42,17 +42,19 @@ test('a part that does not answer in time is left out of the sample, not asked a
   };
   const lines: string[] = [];
   const log = createAgentLog({ write: (line) => lines.push(line.slice(line.indexOf(' ') + 1).trim()) });
-  const sample = createSampler(readers, log, { socketPath: '/run/test.sock', deadlineMs: 100 });
+  // A deadline long enough that a sample which waited for it is told apart from one that did not on a
+  // busy machine.
+  const sample = createSampler(readers, log, { socketPath: '/run/test.sock', deadlineMs: 1000 });
 
   const started = Date.now();
   const first = await sample(1000);
-  assert.ok(Date.now() - started < 2000);
+  assert.ok(Date.now() - started < 5000);
   assert.deepEqual([first.cpu, first.load, first.disks, first.containers], [null, null, [], []]);
   // The next samples go on without waiting, and do not start a second call beside the first.
   for (const ts of [2000, 3000]) {
     const quick = Date.now();
     assert.deepEqual((await sample(ts)).containers, []);
-    assert.ok(Date.now() - quick < 50);
+    assert.ok(Date.now() - quick < 500, 'no deadline waited for a part known to hang');
   }
   assert.equal(hostCalls, 1);
   // The call answers at last: the next sample asks again, and has the host's part.
@@ -62,7 +64,7 @@ test('a part that does not answer in time is left out of the sample, not asked a
   assert.deepEqual((await sample(4000)).cpu, 10);
   assert.equal(hostCalls, 2);
   assert.deepEqual(lines, [
-    'warn the host metrics took longer than 0.1 s: left out of the samples until it answers in time',
+    'warn the host metrics took longer than 1 s: left out of the samples until it answers in time',
     'warn systemd does not answer: left out of the samples',
     'info the host metrics answered in time again',
   ]);

@@ -37,3 +37,19 @@ test('the fake clock fires timers in time order as it advances', async () => {
   assert.deepEqual(seen, [100, 300]);
   assert.equal(clock.now(), 400);
 });
+
+test('a jump of the fake clock fires each timer it passed once, in time order, at the new time', async () => {
+  const clock = new FakeClock(0);
+  const seen: number[] = [];
+  const every = () => {
+    seen.push(clock.now());
+    clock.setTimeout(every, 60_000);
+  };
+  clock.setTimeout(every, 60_000);
+  clock.setTimeout(() => seen.push(-clock.now()), 30_000);
+  await clock.jump(30 * 86_400_000);
+  assert.deepEqual(seen, [-30 * 86_400_000, 30 * 86_400_000], 'once each, not 43,200 times');
+  assert.equal(clock.now(), 30 * 86_400_000);
+  await clock.advance(60_000);
+  assert.deepEqual(seen.at(-1), 30 * 86_400_000 + 60_000);
+});

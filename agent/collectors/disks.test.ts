@@ -195,7 +195,8 @@ test('a statfs that never answers leaves its filesystem out, is not asked again 
   const collector = createDiskCollector({
     root,
     statfs,
-    deadlineMs: 100,
+    // Long enough that a read which waited for it is told apart from one that did not on a busy machine.
+    deadlineMs: 1000,
     onStuck: (mount, stuck) => told.push([mount, stuck]),
   });
   const others = ['/', '/boot/efi', '/data', '/backup', '/srv/raid', '/media/usb disk'];
@@ -204,7 +205,7 @@ test('a statfs that never answers leaves its filesystem out, is not asked again 
     (await collector.read()).map((d) => d.mount),
     others,
   );
-  assert.ok(Date.now() - started < 2000);
+  assert.ok(Date.now() - started < 5000);
   assert.deepEqual(told, [['/media/windows', true]]);
   // The next samples do not wait on it, nor ask it again while the first call waits.
   for (let i = 0; i < 3; i++) {
@@ -213,7 +214,7 @@ test('a statfs that never answers leaves its filesystem out, is not asked again 
       (await collector.read()).map((d) => d.mount),
       others,
     );
-    assert.ok(Date.now() - again < 50, 'no deadline waited for a filesystem known to be stuck');
+    assert.ok(Date.now() - again < 500, 'no deadline waited for a filesystem known to be stuck');
   }
   assert.equal(hung.length, 1);
   // It answers at last: measured again from the next sample.

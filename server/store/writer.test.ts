@@ -93,17 +93,32 @@ test('close commits what is queued, then refuses new work', async () => {
   await store.close();
 });
 
-test('a lock held by another connection never blocks the event loop; waiting jobs commit once it is released', async () => {
+test('a lock held by another connection never blocks the event loop; waiting jobs commit once it is released', async (t) => {
   const store = openStore(`${dir}/lock.db`, { maxWaitMs: 2000 });
   await store.writer.run((db) => db.exec('CREATE TABLE t (v INTEGER)'));
   const other = new DatabaseSync(`${dir}/lock.db`);
   other.exec('BEGIN IMMEDIATE');
-  let ticks = 0;
-  const ticker = setInterval(() => ticks++, 10);
+  // The longest the event loop stood still while the writer waited: one that waited on the loop would
+  // stand still for its whole wait (up to 2 s); a busy machine delays a turn by far less.
+  let last = performance.now();
+  let longest = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 10);
+  // A failed assertion must not leave the interval, the lock or the store open: the file would never end.
+  t.after(async () => {
+    clearInterval(ticker);
+    if (other.isOpen) other.close();
+    await store.close();
+  });
   const write = store.writer.run((db) => db.prepare('INSERT INTO t VALUES (1)').run());
-  await new Promise((r) => setTimeout(r, 300));
-  assert.ok(ticks >= 15, `the event loop kept turning while the lock was held (${ticks} ticks)`);
-  assert.equal(store.writer.blocked(200), true);
+  await within(10_000, 'the writer finds the lock held for 200 ms', () => store.writer.blocked(200));
+  assert.ok(
+    longest < 1000,
+    `the event loop kept turning while the lock was held (stood still ${longest} ms)`,
+  );
   other.exec('ROLLBACK');
   await write;
   clearInterval(ticker);
@@ -112,7 +127,6 @@ test('a lock held by another connection never blocks the event loop; waiting job
   const { n } = store.read.prepare('SELECT count(*) AS n FROM t').get() as { n: number };
   assert.equal(n, 1);
   other.close();
-  await store.close();
 });
 
 test('a job that waits longer than maxWaitMs for a lock is refused with 503 and nothing of it is stored', async () => {
@@ -207,11 +221,13 @@ test('an idle writer notices a lock held elsewhere within about a second, and it
   const other = new DatabaseSync(`${dir}/idle-lock.db`);
   other.exec('BEGIN IMMEDIATE');
   assert.equal(store.writable(), true, 'a lock just taken is not yet a problem');
-  await new Promise((r) => setTimeout(r, 1400));
-  assert.equal(store.writable(), false);
+  // Probes every 250 ms see the lock, and a second after the first that did it counts: on a busy machine
+  // the probes' timers run late, so wait for the state rather than for 1.4 s.
+  const taken = Date.now();
+  await within(10_000, 'the lock held elsewhere is noticed', () => !store.writable());
+  assert.ok(Date.now() - taken >= 900, `noticed after ${Date.now() - taken} ms, not before a second`);
   other.exec('ROLLBACK');
-  await new Promise((r) => setTimeout(r, 400));
-  assert.equal(store.writable(), true);
+  await within(10_000, 'the release is noticed', () => store.writable());
   other.close();
   await store.close();
 });

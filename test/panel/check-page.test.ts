@@ -165,11 +165,13 @@ test('history folds repeated failures into one row that opens to each run', asyn
     assert.equal(await history.locator('tr.folded').count(), 0);
     assert.match(String(await folds.first().locator('td').first().textContent()), /^.+–.+$/);
     await button.click();
+    await history.locator('tr.folded').nth(3).waitFor();
     assert.equal(await button.getAttribute('aria-expanded'), 'true');
     assert.equal(await history.locator('tr.folded').count(), 4);
     await page.screenshot({ path: artifactPath('23-history-folded.png'), fullPage: true });
     await button.click();
-    assert.equal(await history.locator('tr.folded').count(), 0);
+    await history.locator('tr.folded').first().waitFor({ state: 'detached' });
+    assert.equal(await button.getAttribute('aria-expanded'), 'false');
   });
 });
 

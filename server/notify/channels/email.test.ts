@@ -341,7 +341,9 @@ describe('email channel', () => {
       permanent: false,
       error: 'the SMTP exchange did not finish within 1 s',
     });
-    assert.ok(took >= 1000 && took < 4000, `took ${took} ms`);
+    // Node's timers count from the event loop's cached time, in whole ms: one can end a little before a
+    // second by performance.now(), more so on a busy machine.
+    assert.ok(took >= 900 && took < 4000, `took ${took} ms`);
     await slow.closed[0];
 
     const stopping = new AbortController();

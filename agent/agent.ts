@@ -11,7 +11,7 @@ import { createOutbox } from './outbox.ts';
 import { createSampler, type SampleReaders } from './sampling.ts';
 import type { Settings } from './settings.ts';
 import { openSpool, type Spool } from './spool.ts';
-import { claimSpool, holdStateDir } from './state-dir.ts';
+import { claimSpool, holdStateDir, StateDirLocked } from './state-dir.ts';
 import { createTransport, type PollResult, proxySupport } from './transport.ts';
 
 /**
@@ -52,7 +52,10 @@ export async function startAgent(options: {
     throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
   }
   // A second agent on the directory stops here (StateDirLocked), before it touches the spool.
-  const lock = await holdStateDir(settings.stateDir, log);
+  const lock = await holdStateDir(settings.stateDir, log).catch((error: unknown) => {
+    if (error instanceof StateDirLocked) throw error;
+    throw new StateDirError(`MON_STATE_DIR: cannot use ${settings.stateDir} (${codeOf(error)})`);
+  });
   let spool: Spool;
   try {
     await claimSpool(settings.stateDir, settings.server, settings.token, log);

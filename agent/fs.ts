@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 export const chmod = promisify(fs.chmod);
 export const close = promisify(fs.close);
 export const fsync = promisify(fs.fsync);
+export const link = promisify(fs.link);
 export const mkdir = promisify(fs.mkdir);
 export const open = promisify(fs.open);
 export const readdir = promisify(fs.readdir);

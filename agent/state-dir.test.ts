@@ -132,3 +132,35 @@ test('the lock: held, a second hold is refused; released, or left by a process t
     taken.release();
   }
 });
+
+test('two agents starting at once on a fresh state directory: one holds it, the other is refused', async (t) => {
+  const log = createAgentLog({ write: () => {} });
+  for (let round = 0; round < 50; round++) {
+    const state = tempDir('mon-state-');
+    t.after(state.remove);
+    const both = await Promise.allSettled([holdStateDir(state.dir, log), holdStateDir(state.dir, log)]);
+    const held = both.filter((r) => r.status === 'fulfilled');
+    assert.equal(held.length, 1, `round ${round}: ${both.map((r) => r.status).join(', ')}`);
+    const refused = both.find((r) => r.status === 'rejected');
+    assert.ok(refused?.reason instanceof StateDirLocked, String(refused?.reason));
+    assert.deepEqual(readdirSync(state.dir), [LOCK_FILE], 'no draft of the lock is left');
+  }
+});
+
+test('a state directory where the lock cannot be written stops the agent with the line of an unusable directory', async (t) => {
+  // Under /proc no file can be made, whoever runs the test (root ignores modes).
+  const agent = startAgentProcess(process.execPath, ['agent/main.ts'], {
+    cwd: repo,
+    env: {
+      PATH: process.env.PATH,
+      MON_SERVER: 'http://127.0.0.1:9',
+      MON_TOKEN: testToken,
+      MON_HOST_ROOT: hostRoot,
+      MON_STATE_DIR: '/proc/self/fdinfo',
+    },
+  });
+  t.after(() => agent.kill());
+  assert.deepEqual(await agent.exited, [1, null]);
+  assert.match(agent.stderr(), /MON_STATE_DIR: cannot use \/proc\/self\/fdinfo \(E[A-Z]+\)/);
+  assert.doesNotMatch(agent.stderr(), /at .*state-dir\.ts/, 'no stack');
+});

@@ -1,6 +1,6 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readdir, readFile, rename, rm, writeFile } from './fs.ts';
+import { link, readdir, readFile, rename, rm, writeFile } from './fs.ts';
 import type { AgentLog } from './log.ts';
 
 /**
@@ -35,27 +35,39 @@ export class StateDirLocked extends Error {
 export async function holdStateDir(stateDir: string, log: AgentLog): Promise<{ release(): void }> {
   const path = join(stateDir, LOCK_FILE);
   const mine = `${process.pid} ${startTimeOf(process.pid)}\n`;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await writeFile(path, mine, { flag: 'wx', mode: 0o600 });
-      return {
-        release() {
-          // Only our own: a file another agent took over (after a pause that looked like death) stays.
-          if (readHolder(path) === mine) unlinkQuietly(path);
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  // Written whole beside it, then linked in place: link fails when the lock exists, and a reader never
+  // sees a half-written file (an empty one would look like a dead holder's and be taken over).
+  const draft = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  await writeFile(draft, mine, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await link(draft, path).catch((error: NodeJS.ErrnoException) => {
+          // A filesystem without hard links: the exclusive create, whose file a reader may see empty.
+          if (error.code !== 'EPERM' && error.code !== 'ENOTSUP') throw error;
+          return writeFile(path, mine, { flag: 'wx', mode: 0o600 });
+        });
+        return {
+          release() {
+            // Only our own: a file another agent took over (after a pause that looked like death) stays.
+            if (readHolder(path) === mine) unlinkQuietly(path);
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const held = readHolder(path);
+      const [pid, start] = (held ?? '').trim().split(' ');
+      if (pid && start && start !== 'null' && startTimeOf(Number(pid)) === start) {
+        throw new StateDirLocked(
+          `another mon agent (pid ${pid}) is running on the state directory ${stateDir} (MON_STATE_DIR): each agent needs its own`,
+        );
+      }
+      // Its holder is gone: take it over, unless another agent took it over meanwhile (its file differs).
+      if (readHolder(path) === held) unlinkQuietly(path);
     }
-    const held = readHolder(path);
-    const [pid, start] = (held ?? '').trim().split(' ');
-    if (pid && start && start !== 'null' && startTimeOf(Number(pid)) === start) {
-      throw new StateDirLocked(
-        `another mon agent (pid ${pid}) is running on the state directory ${stateDir} (MON_STATE_DIR): each agent needs its own`,
-      );
-    }
-    // Its holder is gone: take it over.
-    unlinkQuietly(path);
+  } finally {
+    unlinkQuietly(draft);
   }
   log.warn(`cannot lock the state directory ${stateDir}: a second agent on it would not be noticed`);
   return { release() {} };

@@ -141,6 +141,14 @@ describe('the script in pages as sites make them, with mon', () => {
       assert.equal(answer.headers.get('access-control-max-age'), '7200');
     }
     assert.equal(await mon.counter('mon_ingest_rejected_total{reason="rate_limited"}'), 0);
+    // A preflight has no body: one carrying more than an event may is refused before it is read.
+    const heavy = await fetch(`${mon.base}/e`, {
+      method: 'OPTIONS',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(900_000),
+    });
+    assert.equal(heavy.status, 413);
+    await heavy.body?.cancel();
   });
 
   test('a single-page app changing path 4 times a second: every view stored, none refused', async (t) => {

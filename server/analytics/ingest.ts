@@ -92,12 +92,12 @@ export function registerIngest(
     // Before a byte of the body is read: its announced size, then the address's rate. A preflight
     // costs no event of the rate: the event it clears the way for is counted.
     scope.addHook('onRequest', (request, reply, done) => {
-      if (request.method === 'OPTIONS') {
-        done();
-        return;
-      }
       if (Number(request.headers['content-length']) > MAX_TRACKER_BODY_BYTES) {
         refuse(reply, 'invalid', tooLarge);
+        return;
+      }
+      if (request.method === 'OPTIONS') {
+        done();
         return;
       }
       const address = clientAddress(request, trustedProxies(deps.config.current().server.trustedProxies));
@@ -120,7 +120,7 @@ export function registerIngest(
     // A page whose own fetch wrapper adds a header (a CSRF token, a trace id), or a client posting
     // `application/json`, sends a preflight first: any origin, POST, any header. Browsers keep the
     // answer for two hours at most (Chromium's cap), so a visitor's events are not each preceded by one.
-    scope.options('/e', (_request, reply) => {
+    scope.options('/e', { bodyLimit: MAX_TRACKER_BODY_BYTES }, (_request, reply) => {
       reply
         .code(204)
         .header('access-control-allow-methods', 'POST')

@@ -248,6 +248,16 @@ describe('discord channel', () => {
     assert.equal(shown(embed.fields[0]!.name), '**login** (api)');
   });
 
+  test("an address in a detail stays a working link: its _ and * are not escaped, the text's are", async () => {
+    const message = messageOf('opened');
+    message.failing[0]!.detail = 'GET https://api.example.com/user_info?q=a*b answered 500 (_retry_ later)';
+    assert.equal((await send(message)).ok, true);
+    assert.equal(
+      bodyOf(0).embeds[0]!.fields[0]!.value,
+      'failing since 2026-11-23 14:05 UTC: GET https://api.example.com/user_info?q=a*b answered 500 (\\_retry\\_ later)',
+    );
+  });
+
   describe('errors', () => {
     const failWith = async (answer: Answer) => {
       receiver.next(answer);

@@ -69,11 +69,18 @@ export type Embed = {
  * so a backslash goes before each character that can start markup anywhere in a line (bold, italic,
  * underline and strike `* _ ~`, code `` ` ``, spoilers `|`, masked links `[ ]`, `<…>` links, mentions
  * and timestamps, the escape `\` itself), and before what starts markup at the start of a line:
- * headings `#`, subtext `-#`, lists `-`, `+`, `1.`, block quotes `>`.
+ * headings `#`, subtext `-#`, lists `-`, `+`, `1.`, block quotes `>`. Within an `http(s)://` address,
+ * only what could end or nest a link (`[ ]`, `|`, `` ` ``, `\`).
  */
 export function escapeDiscord(text: string): string {
   return text
-    .replace(/[\\*_~`|[\]<>]/g, '\\$&')
+    .split(/(https?:\/\/[^\s<>]+)/)
+    .map((part, i) =>
+      // An address in the text (a detail's URL) stays a working link: Discord keeps a backslash inside
+      // it, and reads no emphasis there; what could end or nest a link is still escaped.
+      i % 2 === 1 ? part.replace(/[\\`|[\]]/g, '\\$&') : part.replace(/[\\*_~`|[\]<>]/g, '\\$&'),
+    )
+    .join('')
     .replace(/^([ \t]*)([#+-])/gm, '$1\\$2')
     .replace(/^([ \t]*\d+)([.)])/gm, '$1\\$2');
 }

@@ -56,7 +56,8 @@ describe('the script in Chromium: pages as sites make them', () => {
     });
     // The load's view, then the burst's 30 (the bucket full again after 600 ms): 31.
     assert.equal(burst, 31);
-    assert.equal(later, Math.floor(ms / 500), `${later} events in ${ms} ms`);
+    // Two a second since the bucket emptied, give or take the one whose token was nearly whole at the end.
+    assert.ok(Math.abs(later - Math.floor(ms / 500)) <= 1, `${later} events in ${ms} ms`);
     const sent = await sentBy(page);
     assert.equal(new URL(sent.at(-1)!.u).pathname, `/r${60 + later}`);
     await context.close();

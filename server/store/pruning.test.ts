@@ -82,6 +82,12 @@ test("checks' runs, rollups and removed checks go in chunks, as they would at on
         db,
         "INSERT INTO check_rollups (check_id, res, bucket, up, down, degraded, lat_count, lat_sum, value_count, value_sum, hist) VALUES (?, ?, ?, 1, 0, 0, 1, 1, 0, 0, '{}')",
       );
+      statement(
+        db,
+        `INSERT INTO removed_checks (id, name, service, kind, body, managed, host_defined, created_at,
+           updated_at, status, fail_streak, ok_streak, ping_token_file, ping_urls_made, removed_at)
+         VALUES ('gone', 'gone', 'shop', 'http', '{}', 1, 0, 0, 0, 'up', 0, 0, 0, 0, ?)`,
+      ).run(NOW - 2 * DAY);
       for (const id of ['a', 'b', 'gone']) {
         // Three days of runs a minute (a failure every tenth), then rollups past and within their time.
         for (let i = 0; i < 3 * 1_440; i++) run.run(id, NOW - i * 60_000, i % 10 === 0 ? 'down' : 'up');
@@ -105,10 +111,12 @@ test("checks' runs, rollups and removed checks go in chunks, as they would at on
     "SELECT count(*) AS n FROM check_runs WHERE status = 'down'",
     'SELECT count(*) AS n FROM check_rollups',
     "SELECT count(*) AS n FROM check_runs WHERE check_id = 'gone'",
+    'SELECT count(*) AS n FROM removed_checks',
   ]) {
     assert.equal(left(chunked, sql), left(atOnce, sql), sql);
   }
   // Up runs keep 2 days, failures 2 days and a minute; minute rollups 2 days; nothing of `gone`.
   assert.equal(left(chunked, "SELECT count(*) AS n FROM check_runs WHERE check_id = 'gone'"), 0);
+  assert.equal(left(atOnce, 'SELECT count(*) AS n FROM removed_checks'), 0, 'its row goes last, at once too');
   assert.equal(left(chunked, "SELECT count(*) AS n FROM check_rollups WHERE check_id = 'a'"), 2 * 1_440 + 1);
 });

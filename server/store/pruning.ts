@@ -23,10 +23,10 @@ export const deleting =
   (db, limit) =>
     Number(statement(db, sql).run(...params, limit).changes);
 
-/** Runs each part to its end in the caller's transaction (a DELETE's `LIMIT -1` has no limit). */
+/** Runs each part to its end in the caller's transaction: a limit no table reaches. */
 export function pruneNow(db: DatabaseSync, parts: PrunePart[]): number {
   let deleted = 0;
-  for (const part of parts) deleted += part(db, -1);
+  for (const part of parts) deleted += part(db, Number.MAX_SAFE_INTEGER);
   return deleted;
 }
 

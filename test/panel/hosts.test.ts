@@ -491,6 +491,11 @@ test('the incident page shows its host around the start, the largest items and t
     assert.equal(await log.locator('img').count(), 0, 'never read as HTML');
     assert.match(String(await host.textContent()), /Lines the mon agent on web-1 logged/);
     assert.equal(await page.title(), 'web-1: CPU above 90% · mon');
+    // A host's own incident has no service: its silence is a window on the host.
+    assert.equal(
+      await page.getByRole('link', { name: 'Silence web-1' }).getAttribute('href'),
+      '/settings/windows?new=silence&scope=host&name=web-1',
+    );
     await page.screenshot({ path: artifactPath('42-incident-host.png'), fullPage: true });
   });
 });

@@ -88,6 +88,11 @@ export default function IncidentPage({ id }: { id: string }) {
               <Link className="button" href={newWindowHref('silence', i.services[0])}>
                 Silence {i.services[0]}
               </Link>
+            ) : hosts[0] ? (
+              // A host's own incident (CPU, a disk, its agent silent) is held by a window on the host.
+              <Link className="button" href={newWindowHref('silence', hosts[0], 'host')}>
+                Silence {hosts[0]}
+              </Link>
             ) : null}
             {i.acknowledgedAt === null ? (
               <button

@@ -20,6 +20,11 @@ const HOUR = 3_600_000;
 test('a link from a service page fills the form: kind, scope and name; start now for an hour', () => {
   const query = new URLSearchParams(newWindowHref('maintenance', 'shop api').split('?')[1]);
   assert.equal(newWindowHref('silence', 'shop'), '/settings/windows?new=silence&scope=service&name=shop');
+  assert.equal(
+    newWindowHref('silence', 'web-1', 'host'),
+    '/settings/windows?new=silence&scope=host&name=web-1',
+  );
+  assert.equal(newDraft(new URLSearchParams('new=silence&scope=host&name=web-1'), 0).scope, 'host');
   const draft = newDraft(query, NOW);
   assert.deepEqual(
     {

@@ -122,9 +122,9 @@ export function whenText(w: Pick<WindowRead, 'starts' | 'ends' | 'active'>, now 
     : `${formatWhen(w.starts, now)} to ${formatWhen(w.ends, now)}`;
 }
 
-/** The windows screen with a new window's form filled for a service (the service and incident pages). */
-export function newWindowHref(kind: WindowKind, service: string): string {
-  return `/settings/windows?${new URLSearchParams({ new: kind, scope: 'service', name: service })}`;
+/** The windows screen with a new window's form filled for a service or a host (the service and incident pages). */
+export function newWindowHref(kind: WindowKind, name: string, scope: 'service' | 'host' = 'service'): string {
+  return `/settings/windows?${new URLSearchParams({ new: kind, scope, name })}`;
 }
 
 /** A service's maintenance now, in words: "In maintenance until 14:00: database upgrade". */

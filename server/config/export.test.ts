@@ -229,3 +229,36 @@ tcp = "\${DB_HOST}:5432"
   assert.deepEqual(reloaded.checks, original.checks);
   assert.equal(exportConfig(reloaded, reloaded.references, []).toml, exported.toml);
 });
+
+test('a panel check that runs from a host added through the API: the export names the host, so a new server takes the file', () => {
+  const original = load('[[host]]\nname = "web-1"\ncpu = 80\n', {});
+  const api = {
+    name: 'edge-api',
+    service: 'edge',
+    kind: 'http' as const,
+    target: 'https://edge.example',
+    everyMs: 60_000,
+  };
+  const stored = [
+    { body: { ...api, from: 'edge-1' }, managed: false, pingTokenHash: null },
+    { body: { ...api, name: 'edge-home', from: 'edge-1' }, managed: false, pingTokenHash: null },
+    { body: { ...api, name: 'web-home', from: 'web-1' }, managed: false, pingTokenHash: null },
+  ];
+  const exported = exportConfig(original, original.references, stored);
+  const tree = parse(exported.toml) as { host: Record<string, unknown>[] };
+  assert.deepEqual(
+    tree.host.map((h) => ({ ...h })),
+    [{ name: 'web-1', cpu: 80 }, { name: 'edge-1' }],
+  );
+  // A fresh data directory knows no host: the file alone must name them.
+  const fresh = loadConfigText(exported.toml, { env: {}, names: () => ({ checks: [], hosts: [] }) });
+  assert.ok(fresh.ok, fresh.ok ? '' : fresh.error);
+  assert.deepEqual(
+    fresh.config.checks.map((c) => [c.body.name, c.body.from]),
+    [
+      ['edge-api', 'edge-1'],
+      ['edge-home', 'edge-1'],
+      ['web-home', 'web-1'],
+    ],
+  );
+});

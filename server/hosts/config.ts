@@ -68,8 +68,14 @@ export const hostSection = configSection({
     errors: [],
   }),
   empty: (): FileHost[] => [],
-  toToml(value) {
-    if (value.length === 0) return {};
+  toToml(value, { stored }) {
+    const named = new Set(value.map((h) => h.name));
+    // A panel check may run from a host added through the API, which the file does not name: the
+    // export names it (with the defaults), or a new server would refuse the check's `from`.
+    const fromPanel = [
+      ...new Set(stored.flatMap((c) => (!c.managed && c.body.from ? [c.body.from] : []))),
+    ].filter((name) => !named.has(name));
+    if (value.length === 0 && fromPanel.length === 0) return {};
     const host = value.map((h) => {
       const out: TomlTable = { name: h.name };
       for (const key of hostLimits) {
@@ -79,7 +85,7 @@ export const hostSection = configSection({
       if (h.alerts.ignoreMounts.length > 0) out.ignore_mounts = [...h.alerts.ignoreMounts];
       return out;
     });
-    return { host };
+    return { host: [...host, ...fromPanel.sort().map((name): TomlTable => ({ name }))] };
   },
   names: (value) => ({ hosts: value.map((h) => h.name) }),
 });

@@ -90,7 +90,7 @@ export const siteDomainSchema = z
 /** Body of `POST /api/v1/sites` (SiteBody). */
 export const siteBodySchema = z.strictObject({
   domain: siteDomainSchema,
-  service: nameSchema.optional(),
+  service: nameSchema.nullable().optional(),
   check: checkBodySchema.nullable().optional(),
 });
 
@@ -98,8 +98,8 @@ export const siteBodySchema = z.strictObject({
 export type SiteBody = {
   /** The site's host name, like `example.com` (no scheme, port or path). */
   domain: string;
-  /** The service the site belongs to; created when missing. Defaults to the domain with dots as dashes. */
-  service?: string;
+  /** The service the site belongs to; created when missing. Absent or null: the domain with dots as dashes. */
+  service?: string | null;
   /** A check to add to the service with the site, as `POST /checks` takes it. */
   check?: CheckBody | null;
 };

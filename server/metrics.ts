@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { checkKinds } from '../protocol/kinds.ts';
 import { type CheckSample, checkSeriesText } from './metrics-checks.ts';
 
 export const ingestEndpoints = ['tracker', 'ping', 'deploy', 'change', 'agent'] as const;
@@ -68,6 +69,9 @@ export function createMetrics() {
   // Start labelled series at zero so every metric shows from the first scrape.
   for (const endpoint of ingestEndpoints) metrics.ingestAccepted.inc({ endpoint }, 0);
   for (const reason of rejectReasons) metrics.ingestRejected.inc({ reason }, 0);
+  for (const kind of [...checkKinds, 'command']) {
+    for (const status of ['up', 'down', 'degraded']) metrics.checkRuns.inc({ kind, status }, 0);
+  }
   metrics.engineUp.set({ engine: 'checks' }, 0);
   return {
     ...metrics,

@@ -84,6 +84,14 @@ test('without a service, the site gets one named after its domain; it outlives i
     { domain: 'blog.example.com', service: 'blog-example-com', check: null, snippet: undefined },
   );
   assert.deepEqual(await serviceNames(inject), ['blog-example-com', 'files']);
+  // null selects the default as an absent key does.
+  const nulls = await inject('POST', '/api/v1/sites', {
+    domain: 'docs.example.com',
+    service: null,
+    check: null,
+  });
+  assert.equal(nulls.status, 201, nulls.text);
+  assert.equal((nulls.body as SiteCreated).service, 'docs-example-com');
   // A check of the service comes and goes: the site keeps its service.
   const check = {
     name: 'blog-home',
@@ -94,7 +102,7 @@ test('without a service, the site gets one named after its domain; it outlives i
   const made = await inject('POST', '/api/v1/checks', check);
   assert.equal(made.status, 201, made.text);
   assert.equal((await inject('DELETE', `/api/v1/checks/${(made.body as Any).id}`)).status, 204);
-  assert.deepEqual(await serviceNames(inject), ['blog-example-com', 'files']);
+  assert.deepEqual(await serviceNames(inject), ['blog-example-com', 'docs-example-com', 'files']);
 });
 
 test('a refused site leaves no service, no check and no site behind', async (t) => {

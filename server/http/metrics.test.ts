@@ -55,6 +55,9 @@ test('/metrics shows every metric of the spec, fed by real events, in valid Prom
   const commits = /^mon_writer_commits_total (\d+)/m.exec(r.body);
   assert.ok(commits && Number(commits[1]) >= 1, 'writer commits are counted');
   assert.match(r.body, /^mon_ingest_rejected_total\{reason="queue_full"\} 0/m);
+  // Every labelled series is there from the first scrape, before any run.
+  assert.match(r.body, /^mon_check_runs_total\{kind="http",status="down"\} 0/m);
+  assert.match(r.body, /^mon_check_runs_total\{kind="command",status="up"\} 0/m);
 
   promtool(r.body);
 });

@@ -50,7 +50,7 @@ function localized(snippet: string): { snippet: string; envFile: string } {
  * a container named mon-agent exists, as dockerd would: `run --name` fails on a name in use, `rm -f`
  * removes it (and no volume: named volumes outlive their containers). `words` are the last call's.
  */
-function runDocker(docker: string, env: Record<string, string> = {}) {
+function runDocker(docker: string, env: Record<string, string> = {}, keep = false) {
   const bin = join(work.dir, 'bin');
   const calls = join(work.dir, 'docker-calls');
   const container = join(work.dir, 'docker-container');
@@ -71,7 +71,7 @@ esac
   );
   chmodSync(join(bin, 'docker'), 0o755);
   const { snippet, envFile } = localized(docker);
-  rmSync(envFile, { force: true });
+  if (!keep) rmSync(envFile, { force: true });
   const run = spawnSync('/bin/sh', ['-c', snippet], {
     env: { PATH: `${bin}:/usr/bin:/bin`, ...env },
     encoding: 'utf8',
@@ -179,6 +179,108 @@ test('running the docker commands again (a new token) replaces the mon-agent con
   assert.equal(sourced(again.envFile).MON_TOKEN, newToken);
 });
 
+/** Lines an operator adds to the settings file after the install, which running it again keeps. */
+const added = [
+  "HTTPS_PROXY='http://proxy.internal:3128'",
+  '# the private CA, as the host sees it',
+  'NODE_EXTRA_CA_CERTS=/etc/mon-agent/ca.pem',
+  "DOCKER_HOST='unix:///run/podman/podman.sock'",
+];
+/** Settings lines that are the install's own, written by hand: replaced, not kept. */
+const ownedByHand = ["  export MON_TOKEN='bth_by_hand'", "MON_SERVER = 'https://old.example.com'"];
+
+/** The settings file as sh reads it, one variable. */
+const sourcedValue = (envFile: string, name: string) =>
+  spawnSync('/bin/sh', ['-c', `set -a; . ${shellQuote(envFile)}; printf %s "\${${name}-unset}"`], {
+    encoding: 'utf8',
+    env: {},
+  }).stdout;
+
+/** The file after a second install with `newToken`: the added lines, in order, after the install's. */
+function assertKept(envFile: string, newToken: string) {
+  const lines = readFileSync(envFile, 'utf8').split('\n');
+  assert.deepEqual(lines, ["MON_SERVER='https://mon.example.com'", `MON_TOKEN='${newToken}'`, ...added, '']);
+  assert.equal(sourcedValue(envFile, 'MON_TOKEN'), newToken);
+  assert.equal(sourcedValue(envFile, 'HTTPS_PROXY'), 'http://proxy.internal:3128');
+  assert.equal(statSync(envFile).mode & 0o777, 0o600);
+  assert.equal(existsSync(`${envFile}.new`), false);
+}
+
+const newToken = 'bth_bmV3dG9rZW5uZXd0b2tlbm5ld3Rva2VubmV3dG9rZW4';
+
+test('running the systemd snippet again (a new token) replaces MON_SERVER and MON_TOKEN in the settings file and keeps the lines added to it; the agent restarts on the new token', async () => {
+  receiver.answer = (request) =>
+    request.path === '/agent/v1/agent.mjs'
+      ? { status: 200, body: 'console.log("agent")', headers: { 'content-type': 'text/javascript' } }
+      : { status: 404 };
+  const root = join(work.dir, 'systemd-root');
+  const bin = join(work.dir, 'systemd-bin');
+  mkdirSync(bin, { recursive: true });
+  // systemctl as the snippet uses it: a unit is active once enabled with --now; each call recorded.
+  writeFileSync(
+    join(bin, 'systemctl'),
+    `#!/bin/sh
+root=${shellQuote(root)}
+echo "$*" >> "$root/systemctl-calls"
+case "$1" in
+  is-active) test -e "$root/active" ;;
+  enable) touch "$root/active" ;;
+esac
+`,
+  );
+  chmodSync(join(bin, 'systemctl'), 0o755);
+  const install = async (tokenNow: string) => {
+    const snippet = installCommands({ serverUrl: receiver.url, token: tokenNow, hostName: 'web-1' })
+      .systemd // Every path the snippet writes, under the test's directory.
+      .replace(
+        /\/(etc\/mon-agent|etc\/systemd\/system|usr\/local\/lib\/mon-agent|var\/lib\/mon-agent)\b/g,
+        `${root}/$1`,
+      )
+      // The server is loopback here; the file reads as with the address of a real install.
+      .replace(`MON_SERVER='${receiver.url}'\n`, "MON_SERVER='https://mon.example.com'\n");
+    rmSync(join(root, 'systemctl-calls'), { force: true });
+    // Not spawnSync: the receiver answering the download runs in this process.
+    await run('/bin/sh', ['-c', snippet], {
+      env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin` },
+    });
+    return readFileSync(join(root, 'systemctl-calls'), 'utf8');
+  };
+  // A host has /etc/systemd/system; the snippet makes the rest.
+  mkdirSync(join(root, 'etc/systemd/system'), { recursive: true });
+  const envFile = join(root, 'etc/mon-agent/env');
+  assert.doesNotMatch(await install(token), /restart/);
+  assert.equal(sourcedValue(envFile, 'MON_TOKEN'), token);
+  // The operator adds a proxy, a CA, a socket; one line without its line break, as an editor may leave it.
+  writeFileSync(
+    envFile,
+    `${readFileSync(envFile, 'utf8')}${ownedByHand[0]}\n${added.join('\n')}\n${ownedByHand[1]}`,
+  );
+
+  const calls = await install(newToken);
+  assertKept(envFile, newToken);
+  assert.match(calls, /^restart mon-agent\.service$/m, 'the running agent restarts and reads the new token');
+  assert.ok(!readFileSync(envFile, 'utf8').includes(token), 'the old token is gone');
+});
+
+test('running the docker commands again keeps the lines added to the settings file: the new container reads them', () => {
+  const first = runDocker(
+    installCommands({ serverUrl: 'https://mon.example.com', token, hostName: 'web-1' }).docker,
+  );
+  assert.equal(first.status, 0, first.stderr);
+  writeFileSync(
+    first.envFile,
+    `${readFileSync(first.envFile, 'utf8')}${added.join('\n')}\n${ownedByHand.join('\n')}\n`,
+  );
+  const again = runDocker(
+    installCommands({ serverUrl: 'https://mon.example.com', token: newToken, hostName: 'web-1' }).docker,
+    {},
+    true,
+  );
+  assert.equal(again.status, 0, again.stderr);
+  assertKept(again.envFile, newToken);
+  assert.ok(again.words!.includes(`${again.envFile}:${again.envFile}:ro`), 'the container reads that file');
+});
+
 test('a hostile server address stays one value: nothing of it runs', () => {
   const { docker, systemd } = installCommands({ serverUrl: hostile, token, hostName: 'web-1' });
   assert.match(hostileHref, /'b\$\(touch\$IFS\/tmp\/mon-pwned-\d+\);touch/);
@@ -256,7 +358,7 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
   assert.match(systemd, /^umask 077$/m);
   assert.match(
     systemd,
-    /^cat > \/etc\/mon-agent\/env <<'MON_ENV'\nMON_SERVER='https:\/\/mon\.example\.com'\nMON_TOKEN='bth_[\w-]+'\nMON_ENV\nchmod 600 \/etc\/mon-agent\/env$/m,
+    /^cat > \/etc\/mon-agent\/env\.new <<'MON_ENV'\nMON_SERVER='https:\/\/mon\.example\.com'\nMON_TOKEN='bth_[\w-]+'\nMON_ENV\n.*\nchmod 600 \/etc\/mon-agent\/env\.new\nmv -f \/etc\/mon-agent\/env\.new \/etc\/mon-agent\/env$/m,
   );
   assert.match(
     systemd,
@@ -338,7 +440,7 @@ test('plain HTTP to another machine: a warning first, and the snippets stop unle
   for (const serverUrl of ['https://mon.example.com', 'http://127.0.0.1:8080', 'http://localhost:8080']) {
     const { docker, systemd } = installCommands({ serverUrl, token, hostName: 'web-1' });
     for (const snippet of [docker, systemd]) {
-      assert.doesNotMatch(snippet, /plain HTTP|MON_ALLOW_HTTP/, serverUrl);
+      assert.doesNotMatch(snippet, /plain HTTP|MON_ALLOW_HTTP[:=]/, serverUrl);
     }
   }
   // `*.localhost` is not this machine to the agent either (it asks DNS): warned.

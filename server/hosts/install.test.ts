@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { readSettings } from '../../agent/settings.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
+import { localizedIn, runDockerIn, sourced, TOKEN as token } from './fixtures/install-shell.ts';
 import { AGENT_ENV, AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
 
-const token = 'bth_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
 /**
  * An address from configuration that tries the ways out of a shell word that survive URL serialization
  * (a quote, a command substitution, separators), each creating a file if it ever ran.
@@ -38,69 +29,8 @@ after(async () => {
   work.remove();
 });
 
-/** The snippet with its /etc/mon-agent in the test's directory: run here, it writes nothing outside. */
-function localized(snippet: string): { snippet: string; envFile: string } {
-  const etc = join(work.dir, 'etc-mon-agent');
-  return { snippet: snippet.replaceAll('/etc/mon-agent', etc), envFile: join(etc, 'env') };
-}
-
-/**
- * Runs a docker snippet with sh and a `docker` on the PATH that starts nothing: it records each call's
- * arguments (the words the shell hands to docker) and keeps the one thing the snippet depends on, whether
- * a container named mon-agent exists, as dockerd would: `run --name` fails on a name in use, `rm -f`
- * removes it (and no volume: named volumes outlive their containers). `words` are the last call's.
- */
-function runDocker(docker: string, env: Record<string, string> = {}, keep = false) {
-  const bin = join(work.dir, 'bin');
-  const calls = join(work.dir, 'docker-calls');
-  const container = join(work.dir, 'docker-container');
-  rmSync(calls, { recursive: true, force: true });
-  mkdirSync(calls, { recursive: true });
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, 'docker'),
-    `#!/bin/sh
-calls=${shellQuote(calls)}; container=${shellQuote(container)}
-printf '%s\\0' "$@" > "$calls/$(ls "$calls" | wc -l | tr -d ' ')"
-case "$1" in
-  rm) if [ -e "$container" ]; then rm "$container"; echo mon-agent; else echo 'Error response from daemon: No such container: mon-agent' >&2; exit 1; fi ;;
-  run) if [ -e "$container" ]; then echo 'docker: Error response from daemon: Conflict. The container name "/mon-agent" is already in use' >&2; exit 125; fi
-       touch "$container" ;;
-esac
-`,
-  );
-  chmodSync(join(bin, 'docker'), 0o755);
-  const { snippet, envFile } = localized(docker);
-  if (!keep) rmSync(envFile, { force: true });
-  const run = spawnSync('/bin/sh', ['-c', snippet], {
-    env: { PATH: `${bin}:/usr/bin:/bin`, ...env },
-    encoding: 'utf8',
-  });
-  const made = readdirSync(calls).sort((a, b) => Number(a) - Number(b));
-  const words = made.map((name) => readFileSync(join(calls, name), 'utf8').split('\0').slice(0, -1));
-  return {
-    status: run.status,
-    stdout: run.stdout,
-    stderr: run.stderr,
-    calls: words,
-    words: words.at(-1) ?? null,
-    envFile,
-  };
-}
-
-/** The settings file as sh reads it (the container sources it; systemd reads the same quoting). */
-function sourced(envFile: string): Record<string, string> {
-  const read = spawnSync(
-    '/bin/sh',
-    [
-      '-c',
-      `set -a; . ${shellQuote(envFile)}; printf '%s\\0%s\\0%s' "$MON_SERVER" "$MON_TOKEN" "\${MON_ALLOW_HTTP-unset}"`,
-    ],
-    { encoding: 'utf8', env: {} },
-  );
-  const [MON_SERVER, MON_TOKEN, MON_ALLOW_HTTP] = read.stdout.split('\0');
-  return { MON_SERVER: MON_SERVER!, MON_TOKEN: MON_TOKEN!, MON_ALLOW_HTTP: MON_ALLOW_HTTP! };
-}
+const localized = (snippet: string) => localizedIn(work.dir, snippet);
+const runDocker = (docker: string, env: Record<string, string> = {}) => runDockerIn(work.dir, docker, env);
 
 test('the docker snippet: the token in a 0600 file the container reads, never on a command line; host network and PIDs, the root read-only with rslave, the socket, the spool', () => {
   const { docker } = installCommands({ serverUrl: 'https://mon.example.com/', token, hostName: 'web-1' });
@@ -177,108 +107,6 @@ test('running the docker commands again (a new token) replaces the mon-agent con
     'the new container mounts the same volume',
   );
   assert.equal(sourced(again.envFile).MON_TOKEN, newToken);
-});
-
-/** Lines an operator adds to the settings file after the install, which running it again keeps. */
-const added = [
-  "HTTPS_PROXY='http://proxy.internal:3128'",
-  '# the private CA, as the host sees it',
-  'NODE_EXTRA_CA_CERTS=/etc/mon-agent/ca.pem',
-  "DOCKER_HOST='unix:///run/podman/podman.sock'",
-];
-/** Settings lines that are the install's own, written by hand: replaced, not kept. */
-const ownedByHand = ["  export MON_TOKEN='bth_by_hand'", "MON_SERVER = 'https://old.example.com'"];
-
-/** The settings file as sh reads it, one variable. */
-const sourcedValue = (envFile: string, name: string) =>
-  spawnSync('/bin/sh', ['-c', `set -a; . ${shellQuote(envFile)}; printf %s "\${${name}-unset}"`], {
-    encoding: 'utf8',
-    env: {},
-  }).stdout;
-
-/** The file after a second install with `newToken`: the added lines, in order, after the install's. */
-function assertKept(envFile: string, newToken: string) {
-  const lines = readFileSync(envFile, 'utf8').split('\n');
-  assert.deepEqual(lines, ["MON_SERVER='https://mon.example.com'", `MON_TOKEN='${newToken}'`, ...added, '']);
-  assert.equal(sourcedValue(envFile, 'MON_TOKEN'), newToken);
-  assert.equal(sourcedValue(envFile, 'HTTPS_PROXY'), 'http://proxy.internal:3128');
-  assert.equal(statSync(envFile).mode & 0o777, 0o600);
-  assert.equal(existsSync(`${envFile}.new`), false);
-}
-
-const newToken = 'bth_bmV3dG9rZW5uZXd0b2tlbm5ld3Rva2VubmV3dG9rZW4';
-
-test('running the systemd snippet again (a new token) replaces MON_SERVER and MON_TOKEN in the settings file and keeps the lines added to it; the agent restarts on the new token', async () => {
-  receiver.answer = (request) =>
-    request.path === '/agent/v1/agent.mjs'
-      ? { status: 200, body: 'console.log("agent")', headers: { 'content-type': 'text/javascript' } }
-      : { status: 404 };
-  const root = join(work.dir, 'systemd-root');
-  const bin = join(work.dir, 'systemd-bin');
-  mkdirSync(bin, { recursive: true });
-  // systemctl as the snippet uses it: a unit is active once enabled with --now; each call recorded.
-  writeFileSync(
-    join(bin, 'systemctl'),
-    `#!/bin/sh
-root=${shellQuote(root)}
-echo "$*" >> "$root/systemctl-calls"
-case "$1" in
-  is-active) test -e "$root/active" ;;
-  enable) touch "$root/active" ;;
-esac
-`,
-  );
-  chmodSync(join(bin, 'systemctl'), 0o755);
-  const install = async (tokenNow: string) => {
-    const snippet = installCommands({ serverUrl: receiver.url, token: tokenNow, hostName: 'web-1' })
-      .systemd // Every path the snippet writes, under the test's directory.
-      .replace(
-        /\/(etc\/mon-agent|etc\/systemd\/system|usr\/local\/lib\/mon-agent|var\/lib\/mon-agent)\b/g,
-        `${root}/$1`,
-      )
-      // The server is loopback here; the file reads as with the address of a real install.
-      .replace(`MON_SERVER='${receiver.url}'\n`, "MON_SERVER='https://mon.example.com'\n");
-    rmSync(join(root, 'systemctl-calls'), { force: true });
-    // Not spawnSync: the receiver answering the download runs in this process.
-    await run('/bin/sh', ['-c', snippet], {
-      env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin` },
-    });
-    return readFileSync(join(root, 'systemctl-calls'), 'utf8');
-  };
-  // A host has /etc/systemd/system; the snippet makes the rest.
-  mkdirSync(join(root, 'etc/systemd/system'), { recursive: true });
-  const envFile = join(root, 'etc/mon-agent/env');
-  assert.doesNotMatch(await install(token), /restart/);
-  assert.equal(sourcedValue(envFile, 'MON_TOKEN'), token);
-  // The operator adds a proxy, a CA, a socket; one line without its line break, as an editor may leave it.
-  writeFileSync(
-    envFile,
-    `${readFileSync(envFile, 'utf8')}${ownedByHand[0]}\n${added.join('\n')}\n${ownedByHand[1]}`,
-  );
-
-  const calls = await install(newToken);
-  assertKept(envFile, newToken);
-  assert.match(calls, /^restart mon-agent\.service$/m, 'the running agent restarts and reads the new token');
-  assert.ok(!readFileSync(envFile, 'utf8').includes(token), 'the old token is gone');
-});
-
-test('running the docker commands again keeps the lines added to the settings file: the new container reads them', () => {
-  const first = runDocker(
-    installCommands({ serverUrl: 'https://mon.example.com', token, hostName: 'web-1' }).docker,
-  );
-  assert.equal(first.status, 0, first.stderr);
-  writeFileSync(
-    first.envFile,
-    `${readFileSync(first.envFile, 'utf8')}${added.join('\n')}\n${ownedByHand.join('\n')}\n`,
-  );
-  const again = runDocker(
-    installCommands({ serverUrl: 'https://mon.example.com', token: newToken, hostName: 'web-1' }).docker,
-    {},
-    true,
-  );
-  assert.equal(again.status, 0, again.stderr);
-  assertKept(again.envFile, newToken);
-  assert.ok(again.words!.includes(`${again.envFile}:${again.envFile}:ro`), 'the container reads that file');
 });
 
 test('a hostile server address stays one value: nothing of it runs', () => {

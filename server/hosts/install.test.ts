@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { readSettings } from '../../agent/settings.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
+import { localizedIn, runDockerIn, sourced, TOKEN as token } from './fixtures/install-shell.ts';
 import { AGENT_ENV, AGENT_NODE_FLAGS, envFileValue, installCommands, shellQuote } from './install.ts';
 
-const token = 'bth_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
 /**
  * An address from configuration that tries the ways out of a shell word that survive URL serialization
  * (a quote, a command substitution, separators), each creating a file if it ever ran.
@@ -38,69 +29,8 @@ after(async () => {
   work.remove();
 });
 
-/** The snippet with its /etc/mon-agent in the test's directory: run here, it writes nothing outside. */
-function localized(snippet: string): { snippet: string; envFile: string } {
-  const etc = join(work.dir, 'etc-mon-agent');
-  return { snippet: snippet.replaceAll('/etc/mon-agent', etc), envFile: join(etc, 'env') };
-}
-
-/**
- * Runs a docker snippet with sh and a `docker` on the PATH that starts nothing: it records each call's
- * arguments (the words the shell hands to docker) and keeps the one thing the snippet depends on, whether
- * a container named mon-agent exists, as dockerd would: `run --name` fails on a name in use, `rm -f`
- * removes it (and no volume: named volumes outlive their containers). `words` are the last call's.
- */
-function runDocker(docker: string, env: Record<string, string> = {}) {
-  const bin = join(work.dir, 'bin');
-  const calls = join(work.dir, 'docker-calls');
-  const container = join(work.dir, 'docker-container');
-  rmSync(calls, { recursive: true, force: true });
-  mkdirSync(calls, { recursive: true });
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, 'docker'),
-    `#!/bin/sh
-calls=${shellQuote(calls)}; container=${shellQuote(container)}
-printf '%s\\0' "$@" > "$calls/$(ls "$calls" | wc -l | tr -d ' ')"
-case "$1" in
-  rm) if [ -e "$container" ]; then rm "$container"; echo mon-agent; else echo 'Error response from daemon: No such container: mon-agent' >&2; exit 1; fi ;;
-  run) if [ -e "$container" ]; then echo 'docker: Error response from daemon: Conflict. The container name "/mon-agent" is already in use' >&2; exit 125; fi
-       touch "$container" ;;
-esac
-`,
-  );
-  chmodSync(join(bin, 'docker'), 0o755);
-  const { snippet, envFile } = localized(docker);
-  rmSync(envFile, { force: true });
-  const run = spawnSync('/bin/sh', ['-c', snippet], {
-    env: { PATH: `${bin}:/usr/bin:/bin`, ...env },
-    encoding: 'utf8',
-  });
-  const made = readdirSync(calls).sort((a, b) => Number(a) - Number(b));
-  const words = made.map((name) => readFileSync(join(calls, name), 'utf8').split('\0').slice(0, -1));
-  return {
-    status: run.status,
-    stdout: run.stdout,
-    stderr: run.stderr,
-    calls: words,
-    words: words.at(-1) ?? null,
-    envFile,
-  };
-}
-
-/** The settings file as sh reads it (the container sources it; systemd reads the same quoting). */
-function sourced(envFile: string): Record<string, string> {
-  const read = spawnSync(
-    '/bin/sh',
-    [
-      '-c',
-      `set -a; . ${shellQuote(envFile)}; printf '%s\\0%s\\0%s' "$MON_SERVER" "$MON_TOKEN" "\${MON_ALLOW_HTTP-unset}"`,
-    ],
-    { encoding: 'utf8', env: {} },
-  );
-  const [MON_SERVER, MON_TOKEN, MON_ALLOW_HTTP] = read.stdout.split('\0');
-  return { MON_SERVER: MON_SERVER!, MON_TOKEN: MON_TOKEN!, MON_ALLOW_HTTP: MON_ALLOW_HTTP! };
-}
+const localized = (snippet: string) => localizedIn(work.dir, snippet);
+const runDocker = (docker: string, env: Record<string, string> = {}) => runDockerIn(work.dir, docker, env);
 
 test('the docker snippet: the token in a 0600 file the container reads, never on a command line; host network and PIDs, the root read-only with rslave, the socket, the spool', () => {
   const { docker } = installCommands({ serverUrl: 'https://mon.example.com/', token, hostName: 'web-1' });
@@ -256,7 +186,7 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
   assert.match(systemd, /^umask 077$/m);
   assert.match(
     systemd,
-    /^cat > \/etc\/mon-agent\/env <<'MON_ENV'\nMON_SERVER='https:\/\/mon\.example\.com'\nMON_TOKEN='bth_[\w-]+'\nMON_ENV\nchmod 600 \/etc\/mon-agent\/env$/m,
+    /^cat > \/etc\/mon-agent\/env\.new <<'MON_ENV'\nMON_SERVER='https:\/\/mon\.example\.com'\nMON_TOKEN='bth_[\w-]+'\nMON_ENV\n.*\nchmod 600 \/etc\/mon-agent\/env\.new\nmv -f \/etc\/mon-agent\/env\.new \/etc\/mon-agent\/env$/m,
   );
   assert.match(
     systemd,
@@ -338,7 +268,7 @@ test('plain HTTP to another machine: a warning first, and the snippets stop unle
   for (const serverUrl of ['https://mon.example.com', 'http://127.0.0.1:8080', 'http://localhost:8080']) {
     const { docker, systemd } = installCommands({ serverUrl, token, hostName: 'web-1' });
     for (const snippet of [docker, systemd]) {
-      assert.doesNotMatch(snippet, /plain HTTP|MON_ALLOW_HTTP/, serverUrl);
+      assert.doesNotMatch(snippet, /plain HTTP|MON_ALLOW_HTTP[:=]/, serverUrl);
     }
   }
   // `*.localhost` is not this machine to the agent either (it asks DNS): warned.

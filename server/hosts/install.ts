@@ -89,9 +89,17 @@ const download = [
   `+(c&&/CERT|SIGN|ISSUER/.test(String(c.code))?"; for a private CA, run this with NODE_EXTRA_CA_CERTS=/path/to/ca.pem":""));process.exit(1)})`,
 ].join('');
 
+/** The settings the install writes; running it again replaces these lines and keeps every other. */
+const OWNED_SETTINGS = ['MON_SERVER', 'MON_TOKEN', 'MON_ALLOW_HTTP'] as const;
+/** A line of the settings file that sets one of OWNED_SETTINGS, as sh and systemd read it. */
+const ownedLine = `^[[:space:]]*(export[[:space:]]+)?(${OWNED_SETTINGS.join('|')})[[:space:]]*=`;
+
 /**
  * The start of both snippets: `set -eu`, the plain HTTP guard when it applies, and the settings file
- * (0600, in a 0700 directory) in a format both systemd and sh read.
+ * (0600, in a 0700 directory) in a format both systemd and sh read. Run again (a new token), it
+ * replaces only the install's own lines: what the operator added (`HTTPS_PROXY`, `MON_CA`,
+ * `NODE_EXTRA_CA_CERTS`, `DOCKER_HOST`, …) stays, or the agent would lose its way to the server. The
+ * file is written beside the old one and renamed over it, so a failed write leaves the old one whole.
  */
 function settingsSnippet(server: string, token: string, plainHttp: boolean): string {
   const refusal =
@@ -103,11 +111,13 @@ function settingsSnippet(server: string, token: string, plainHttp: boolean): str
   return `set -eu
 ${guard}umask 077
 mkdir -p /etc/mon-agent
-cat > ${ENV_FILE} <<'MON_ENV'
+cat > ${ENV_FILE}.new <<'MON_ENV'
 MON_SERVER=${envFileValue(server)}
 MON_TOKEN=${envFileValue(token)}
 ${plainHttp ? "MON_ALLOW_HTTP='1'\n" : ''}MON_ENV
-chmod 600 ${ENV_FILE}
+if [ -f ${ENV_FILE} ]; then grep -v -E ${shellQuote(ownedLine)} ${ENV_FILE} >> ${ENV_FILE}.new || [ $? = 1 ]; fi
+chmod 600 ${ENV_FILE}.new
+mv -f ${ENV_FILE}.new ${ENV_FILE}
 `;
 }
 

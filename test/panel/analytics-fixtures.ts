@@ -27,6 +27,8 @@ export const BLOG = 'blog.example.com';
 export const SNIPPET = (domain: string) =>
   `<script defer src="https://mon.example/b.js" data-domain="${domain}"></script>`;
 /** An error message as a page could throw it: text, which the panel must never read as HTML. */
+/** A page of Web Vitals whose path is longer than a phone's column for it. */
+export const LONG_PAGE = '/blog/2026/how-we-made-the-checkout-twice-as-fast';
 export const hostileMessage = '<img src=x onerror="document.title=1"> checkout failed';
 
 const zero: AnalyticsTotals = { visitors: 0, views: 0, visits: 0, bounce: null, time: null };
@@ -132,6 +134,17 @@ export function siteRead(sites: string[], site: string | null, range: string, no
                     cls: { p75: 0.12, rating: 'needs-improvement', samples: 120 },
                     fcp: { p75: 1900, rating: 'needs-improvement', samples: 120 },
                     ttfb: null,
+                  },
+                },
+                {
+                  // A long path, every figure measured and as wide as they come.
+                  page: LONG_PAGE,
+                  vitals: {
+                    lcp: { p75: 3800, rating: 'needs-improvement', samples: 60 },
+                    inp: { p75: 480, rating: 'needs-improvement', samples: 40 },
+                    cls: { p75: 0.18, rating: 'needs-improvement', samples: 60 },
+                    fcp: { p75: 2400, rating: 'needs-improvement', samples: 60 },
+                    ttfb: { p75: 1900, rating: 'poor', samples: 60 },
                   },
                 },
               ],

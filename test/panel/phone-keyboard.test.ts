@@ -5,7 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { SampleFrame } from '../../protocol/agent.ts';
 import { addHostSample, hostMetricsOf } from '../../server/hosts/rollups.ts';
 import { statement } from '../../server/store/statements.ts';
-import { SHOP, serveAnalytics } from './analytics-fixtures.ts';
+import { LONG_PAGE, SHOP, serveAnalytics } from './analytics-fixtures.ts';
 import { artifactPath, type PanelWorld, startPanelWorld } from './harness.ts';
 
 /**
@@ -166,6 +166,21 @@ test('at 375 and 768 px no page scrolls sideways, headings keep their words, key
       for (const column of ['Count', 'Last seen']) {
         assert.ok(await visibleInTable(page, 'tr[data-group] >> nth=0', column), `${column} of an error`);
       }
+      // A page's Web Vitals, all five, beside its path: cut short, whole in its tooltip and its name.
+      const vitalsRow = `[data-testid=vitals-pages] tr[data-page="${LONG_PAGE}"]`;
+      for (const column of ['LCP', 'INP', 'CLS', 'FCP', 'TTFB']) {
+        assert.ok(await visibleInTable(page, vitalsRow, column), `${column} of a page at ${size.width} px`);
+      }
+      await page
+        .locator('.table-scroll:has([data-testid=vitals-pages])')
+        .screenshot({ path: artifactPath(`phone-vitals-pages-${size.width}.png`) });
+      const path = page.getByTestId('vitals-pages').getByRole('cell', { name: LONG_PAGE, exact: true });
+      assert.equal(await path.getAttribute('title'), LONG_PAGE);
+      const cut = await path.locator('span').evaluate((s) => ({
+        cut: s.scrollWidth > s.clientWidth,
+        ellipsis: getComputedStyle(s).textOverflow === 'ellipsis',
+      }));
+      assert.deepEqual(cut, { cut: true, ellipsis: true }, 'the path is cut short, with an ellipsis');
     });
   }
 });
@@ -306,12 +321,73 @@ test('closing a part gives the focus back to what opened it; Escape closes forms
     assert.equal(await focused(page), 'add-site-open');
     const more = page.getByRole('button', { name: 'More pages…' });
     await more.click();
-    await page.getByLabel('Search pages').waitFor();
+    const search = page.getByLabel('Search pages');
+    await search.waitFor();
+    // As in search fields: Escape clears what is typed first, and closes the search only when empty.
+    await search.pressSequentially('/blog');
+    await page.keyboard.press('Escape');
+    assert.equal(await search.inputValue(), '', 'the first Escape clears the search');
+    assert.ok(await hasFocus(search), 'and leaves the focus there');
+    await page.keyboard.press('Escape');
+    await search.waitFor({ state: 'detached' });
+    assert.ok(await hasFocus(more), 'the next Escape closes it: back to More');
+    // From another control of the search, the same: typed text first.
+    await more.click();
+    await search.fill('/pricing');
+    await page.getByLabel('Rows', { exact: true }).focus();
+    await page.keyboard.press('Escape');
+    assert.equal(await search.inputValue(), '');
     await page.keyboard.press('Escape');
     assert.ok(await hasFocus(more), 'Escape: back to More');
     await more.click();
     await page.getByRole('button', { name: 'Back to the top ten' }).click();
     assert.ok(await hasFocus(more), 'Back to the top ten: back to More');
+  });
+});
+
+/** Each table's scroll box on the page: whether it scrolls, and what the keyboard and screen readers get. */
+const tableBoxes = (page: Page) =>
+  page.locator('.table-scroll').evaluateAll((boxes) =>
+    boxes.map((box) => ({
+      table: box.querySelector('table')?.dataset.testid ?? box.textContent?.slice(0, 30),
+      overflows: box.scrollWidth > box.clientWidth + 1,
+      tabIndex: box.getAttribute('tabindex'),
+      role: box.getAttribute('role'),
+      heading: box.closest('section, .card')?.querySelector('h1, h2, h3')?.textContent ?? null,
+    })),
+  );
+
+test('a table wider than its box: the box takes the focus, named as its card, with a ring, and arrow keys scroll it; not when it fits', async () => {
+  await at(sizes[0]!, 'table-focus', async (page) => {
+    for (const screen of screens) {
+      await open(page, screen);
+      for (const b of await tableBoxes(page)) {
+        assert.deepEqual(
+          [b.tabIndex, b.role],
+          b.overflows ? ['0', 'region'] : [null, null],
+          `${screen.path} ${b.table}: a stop only when it scrolls`,
+        );
+      }
+    }
+    // The hosts table at 375 px: Tab reaches its box, before the links in its rows.
+    await open(page, screens[0]!);
+    const box = page.getByRole('region', { name: 'Hosts', exact: true });
+    assert.equal(await box.locator('[data-testid=hosts]').count(), 1, 'the region is named after the table');
+    await page.getByRole('link', { name: 'Hosts', exact: true }).focus();
+    for (let i = 0; i < 40 && !(await hasFocus(box)); i++) await page.keyboard.press('Tab');
+    assert.ok(await hasFocus(box), 'Tab reaches the box');
+    const ring = await box.evaluate((b) => {
+      const style = getComputedStyle(b);
+      return { visible: b.matches(':focus-visible'), style: style.outlineStyle, width: style.outlineWidth };
+    });
+    assert.deepEqual(ring, { visible: true, style: 'solid', width: '2px' }, 'a focus ring');
+    assert.equal(await box.evaluate((b) => b.scrollLeft), 0);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => (document.activeElement as HTMLElement).scrollLeft > 0);
+    // On a wide window the table fits: the box is no longer a stop.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('.table-scroll:has([data-testid=hosts]):not([tabindex])').waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Hosts', exact: true }).count(), 0);
   });
 });
 

@@ -128,15 +128,18 @@ function MoreRows({
   const id = useId();
   const { title, value } = listTitles[list];
   return (
-    // A group, so that Escape closes the search from any of its controls.
+    // A group, so that Escape works from any of its controls: as in search fields, the first clears
+    // what is typed, the next closes the search (and the focus goes back to "More …").
     <fieldset
       className="card-body more-rows"
       aria-label={`More ${title.toLowerCase()}`}
       onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
+        if (e.key !== 'Escape') return;
+        e.stopPropagation();
+        if (search === '') return onClose();
+        // The search box's own Escape would clear it too; one way, for every control of the group.
+        e.preventDefault();
+        setSearch('');
       }}
     >
       <div className="row">

@@ -31,6 +31,7 @@ export function Vitals({ overall, pages, pagesFrom, from }: Props) {
       </div>
       {measured && pages && pages.length > 0 ? (
         <Table
+          className="vitals-pages"
           testId="vitals-pages"
           head={
             <>
@@ -45,7 +46,11 @@ export function Vitals({ overall, pages, pagesFrom, from }: Props) {
         >
           {pages.map((p) => (
             <tr key={p.page} data-page={p.page}>
-              <td className="mono vitals-page">{p.page}</td>
+              {/* Cut short on a phone, so that the five figures fit beside it: whole in its tooltip
+                  and, as its text, in what a screen reader reads. */}
+              <td className="mono vitals-page" title={p.page}>
+                <span>{p.page}</span>
+              </td>
               {vitalNames.map((n) => (
                 <td key={n} className="num">
                   <VitalValue name={n} vital={p.vitals[n]} />

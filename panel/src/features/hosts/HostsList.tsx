@@ -58,6 +58,7 @@ export default function HostsList() {
           </div>
         ) : (
           <Table
+            label="Hosts"
             testId="hosts"
             head={
               <>

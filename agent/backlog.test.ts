@@ -2,18 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
-import type { AgentFrame, LogFrame } from '../protocol/agent.ts';
 import { type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
 import { tempDir, within } from '../server/testing.ts';
 import { createBacklog } from './backlog.ts';
-import { countingClock } from './fixtures/clock.ts';
+import { frame, outboxWorld, textsOf } from './fixtures/outbox-world.ts';
 import { createAgentLog } from './log.ts';
-import { createOutbox } from './outbox.ts';
 import { openSpool } from './spool.ts';
-import { createTransport } from './transport.ts';
-
-const token = 'bth_abcdefghijklmnopqrstuvwxyz0123456789_-AB';
 
 let receiver: Receiver;
 before(async () => {
@@ -21,21 +15,9 @@ before(async () => {
 });
 after(() => receiver.close());
 
-const frame = (text: string): LogFrame => ({ kind: 'log', lines: [{ ts: 1, level: 'info', text }] });
-const textsOf = (request: { bytes: Buffer }) =>
-  (JSON.parse(gunzipSync(request.bytes).toString()) as { frames: AgentFrame[] }).frames.map((f) =>
-    f.kind === 'log' ? f.lines[0]!.text : f.kind,
-  );
-
 test('a spool that cannot be written: batches are kept in memory and sent from there, logged once; back, memory goes to the spool first', async () => {
-  const { dir, remove } = tempDir('mon-backlog-');
-  const clock = countingClock();
-  const logged: string[] = [];
-  const log = createAgentLog({ now: () => clock.now(), write: (line) => logged.push(line) });
-  const spoolDir = join(dir, 'spool');
-  const spool = await openSpool(spoolDir, { now: () => clock.now() });
-  const transport = createTransport({ server: new URL(receiver.url), token, ca: null, userAgent: 'test' });
-  const outbox = createOutbox({ spool, transport, log, clock });
+  const w = await outboxWorld(receiver.url, 'mon-backlog-');
+  const { dir, spoolDir, clock, outbox, logged } = w;
   try {
     receiver.received.length = 0;
     // The server is down: nothing is deleted, everything waits.
@@ -78,9 +60,7 @@ test('a spool that cannot be written: batches are kept in memory and sent from t
       /info the spool takes batches again \(3 batch\(es\) were kept in memory meanwhile\)/,
     );
   } finally {
-    await outbox.stop(0);
-    transport.close();
-    remove();
+    await w.dispose();
   }
 });
 

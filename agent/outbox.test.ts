@@ -2,17 +2,10 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
-import type { AgentFrame, LogFrame } from '../protocol/agent.ts';
 import { type Answer, type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
-import { tempDir, within } from '../server/testing.ts';
-import { countingClock } from './fixtures/clock.ts';
-import { createAgentLog } from './log.ts';
-import { createOutbox, FLUSH_BYTES } from './outbox.ts';
-import { openSpool } from './spool.ts';
-import { createTransport } from './transport.ts';
-
-const token = 'bth_abcdefghijklmnopqrstuvwxyz0123456789_-AB';
+import { within } from '../server/testing.ts';
+import { frame, outboxWorld, textsOf, token } from './fixtures/outbox-world.ts';
+import { FLUSH_BYTES } from './outbox.ts';
 
 let receiver: Receiver;
 before(async () => {
@@ -24,38 +17,10 @@ beforeEach(() => {
   receiver.answer = () => ({ status: 200, body: { stored: 1, skipped: 0 } });
 });
 
-const frame = (text: string): LogFrame => ({ kind: 'log', lines: [{ ts: 1, level: 'info', text }] });
-const textsOf = (request: { bytes: Buffer }) =>
-  (JSON.parse(gunzipSync(request.bytes).toString()) as { frames: AgentFrame[] }).frames.map((f) =>
-    f.kind === 'log' ? f.lines[0]!.text : f.kind,
-  );
 /** Real time for requests that are not supposed to come. */
 const quiet = () => new Promise((resolve) => setTimeout(resolve, 150));
 
-async function world() {
-  const { dir, remove } = tempDir('mon-outbox-');
-  const clock = countingClock();
-  const logged: string[] = [];
-  const log = createAgentLog({ now: () => clock.now(), write: (line) => logged.push(line) });
-  const spoolDir = join(dir, 'spool');
-  const spool = await openSpool(spoolDir, { now: () => clock.now() });
-  const transport = createTransport({ server: new URL(receiver.url), token, ca: null, userAgent: 'test' });
-  const outbox = createOutbox({ spool, transport, log, clock });
-  return {
-    dir,
-    clock,
-    spool,
-    outbox,
-    logged,
-    files: () => readdirSync(spoolDir),
-    waiting: () => clock.armed(),
-    async dispose() {
-      await outbox.stop(0);
-      transport.close();
-      remove();
-    },
-  };
-}
+const world = () => outboxWorld(receiver.url);
 
 test('a flush is one POST of the gathered frames; the file goes once the server answered 200', async () => {
   const w = await world();

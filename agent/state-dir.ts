@@ -44,7 +44,7 @@ export async function holdStateDir(stateDir: string, log: AgentLog): Promise<{ r
       try {
         await link(draft, path).catch((error: NodeJS.ErrnoException) => {
           // A filesystem without hard links: the exclusive create, whose file a reader may see empty.
-          if (error.code !== 'EPERM' && error.code !== 'ENOTSUP') throw error;
+          if (error.code !== 'EPERM' && error.code !== 'ENOTSUP' && error.code !== 'ENOSYS') throw error;
           return writeFile(path, mine, { flag: 'wx', mode: 0o600 });
         });
         return {

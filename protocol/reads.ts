@@ -8,7 +8,8 @@ import type { ChangeRow, DeployRow } from './deploys.ts';
 /** A check's or a service's status. */
 export type CheckStatus = 'up' | 'down' | 'degraded' | 'unknown';
 /** The status of one run: a run is never unknown. */
-export type RunStatus = 'up' | 'down' | 'degraded';
+export const runStatuses = ['up', 'down', 'degraded'] as const;
+export type RunStatus = (typeof runStatuses)[number];
 
 /**
  * Percent of up or degraded runs per window, runs inside maintenance windows left out; null for a

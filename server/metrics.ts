@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import { checkKinds } from '../protocol/kinds.ts';
+import { storedCheckKinds } from '../protocol/check.ts';
+import { runStatuses } from '../protocol/reads.ts';
 import { type CheckSample, checkSeriesText } from './metrics-checks.ts';
 
 export const ingestEndpoints = ['tracker', 'ping', 'deploy', 'change', 'agent'] as const;
@@ -69,8 +70,8 @@ export function createMetrics() {
   // Start labelled series at zero so every metric shows from the first scrape.
   for (const endpoint of ingestEndpoints) metrics.ingestAccepted.inc({ endpoint }, 0);
   for (const reason of rejectReasons) metrics.ingestRejected.inc({ reason }, 0);
-  for (const kind of [...checkKinds, 'command']) {
-    for (const status of ['up', 'down', 'degraded']) metrics.checkRuns.inc({ kind, status }, 0);
+  for (const kind of storedCheckKinds) {
+    for (const status of runStatuses) metrics.checkRuns.inc({ kind, status }, 0);
   }
   metrics.engineUp.set({ engine: 'checks' }, 0);
   return {

@@ -17,7 +17,7 @@ import type { Deps } from './deps.ts';
 import { DomainEvents } from './events.ts';
 import type { Feature } from './feature.ts';
 import { createHosts, type HostsOptions } from './hosts/feature.ts';
-import { storedHostNames } from './hosts/store.ts';
+import { listHostRecords, storedHostNames } from './hosts/store.ts';
 import { createIncidents } from './incidents/feature.ts';
 import { Bus } from './live/bus.ts';
 import { liveFeature } from './live/feature.ts';
@@ -119,6 +119,7 @@ export async function createServer(options: ServerOptions): Promise<Server> {
       }),
       storedChecks: () => checksForExport(store),
       storedChannels: () => panelChannels(store.read),
+      storedHosts: () => listHostRecords(store.read).map((h) => ({ name: h.name, alerts: h.alerts })),
       // A reload or a rejected file can change any screen (and the panel's config-error banner).
       onStatus: () => bus.publish(liveKeys.all),
       lastGood: lastGoodText(store, log),

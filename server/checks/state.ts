@@ -1,10 +1,13 @@
+import type { RunStatus } from '../../protocol/reads.ts';
+
 /**
  * The check state machine (SPEC "States and transitions"), pure: the same inputs give the same outputs,
  * time comes in with each run. Down after two failed runs in a row; recovery after two successes in a
  * row and 3 minutes since the first of them; degraded moves at once.
  */
 export type CheckStatus = 'up' | 'down' | 'degraded' | 'unknown';
-export type RunStatus = 'up' | 'down' | 'degraded';
+
+export type { RunStatus };
 
 export type CheckState = {
   status: CheckStatus;

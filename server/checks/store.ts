@@ -5,6 +5,7 @@ import {
   type StoredCheckKind,
   storedCheckKinds,
 } from '../../protocol/check.ts';
+import { runStatuses } from '../../protocol/reads.ts';
 import type { PanelService } from '../config/collisions.ts';
 import type { StoredCheck } from '../config/section.ts';
 import type { Store } from '../store/db.ts';
@@ -45,7 +46,7 @@ export type CheckRecord = {
 
 /** Status columns: a check's (`checks.status`, `check_changes.status`) and a run's (`check_runs.status`). */
 export const checkStatus = oneOf<CheckStatus>(['up', 'down', 'degraded', 'unknown']);
-export const runStatus = oneOf<RunStatus>(['up', 'down', 'degraded']);
+export const runStatus = oneOf<RunStatus>(runStatuses);
 
 const checkRecord = mapper(
   {

@@ -71,8 +71,9 @@ const env = { PUBLIC_URL: 'https://mon.example.com', API_TOKEN: 'api-token', TG_
 function load(
   text: string,
   environment: Record<string, string>,
+  hosts: string[] = [],
 ): LiveConfig & { references: Map<string, string> } {
-  const result = loadConfigText(text, { env: environment });
+  const result = loadConfigText(text, { env: environment, names: () => ({ checks: [], hosts }) });
   if (!result.ok) assert.fail(result.error);
   return { ...result.config, references: result.references };
 }
@@ -230,8 +231,12 @@ tcp = "\${DB_HOST}:5432"
   assert.equal(exportConfig(reloaded, reloaded.references, []).toml, exported.toml);
 });
 
-test('a panel check that runs from a host added through the API: the export names the host, so a new server takes the file', () => {
-  const original = load('[[host]]\nname = "web-1"\ncpu = 80\n', {});
+test('a check that runs from a host added through the API: the export names the host with its thresholds, so a new server takes the file', () => {
+  const original = load(
+    '[[host]]\nname = "web-1"\ncpu = 80\n[[check]]\nname = "db-port"\nservice = "db"\ntcp = "db:5432"\nfrom = "db-1"\n',
+    {},
+    ['db-1'],
+  );
   const api = {
     name: 'edge-api',
     service: 'edge',
@@ -240,15 +245,27 @@ test('a panel check that runs from a host added through the API: the export name
     everyMs: 60_000,
   };
   const stored = [
+    { body: original.checks[0]!.body, managed: true, pingTokenHash: null },
     { body: { ...api, from: 'edge-1' }, managed: false, pingTokenHash: null },
     { body: { ...api, name: 'edge-home', from: 'edge-1' }, managed: false, pingTokenHash: null },
     { body: { ...api, name: 'web-home', from: 'web-1' }, managed: false, pingTokenHash: null },
   ];
-  const exported = exportConfig(original, original.references, stored);
+  const edgeAlerts = { cpu: 95, memory: 90, swap: null, disk: 90, temperature: 85, ignoreMounts: ['/boot'] };
+  const hosts = [
+    { name: 'edge-1', alerts: edgeAlerts },
+    { name: 'db-1', alerts: null },
+    { name: 'idle-1', alerts: null },
+  ];
+  const exported = exportConfig(original, original.references, stored, [], hosts);
   const tree = parse(exported.toml) as { host: Record<string, unknown>[] };
   assert.deepEqual(
     tree.host.map((h) => ({ ...h })),
-    [{ name: 'web-1', cpu: 80 }, { name: 'edge-1' }],
+    [
+      { name: 'web-1', cpu: 80 },
+      { name: 'db-1' },
+      { name: 'edge-1', cpu: 95, swap: false, ignore_mounts: ['/boot'] },
+    ],
+    "the file's, then hosts checks run from (a file check's too), with their thresholds; no other host",
   );
   // A fresh data directory knows no host: the file alone must name them.
   const fresh = loadConfigText(exported.toml, { env: {}, names: () => ({ checks: [], hosts: [] }) });
@@ -256,9 +273,11 @@ test('a panel check that runs from a host added through the API: the export name
   assert.deepEqual(
     fresh.config.checks.map((c) => [c.body.name, c.body.from]),
     [
+      ['db-port', 'db-1'],
       ['edge-api', 'edge-1'],
       ['edge-home', 'edge-1'],
       ['web-home', 'web-1'],
     ],
   );
+  assert.deepEqual(fresh.config.hosts.find((h) => h.name === 'edge-1')?.alerts, edgeAlerts);
 });

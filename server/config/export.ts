@@ -1,7 +1,14 @@
 import { stringify } from 'smol-toml';
 import { referencedNames } from '../../protocol/env-refs.ts';
 import { formatPath, type Path } from './paths.ts';
-import type { ExportContext, SecretSpot, StoredChannel, StoredCheck, TomlTable } from './section.ts';
+import type {
+  ExportContext,
+  SecretSpot,
+  StoredChannel,
+  StoredCheck,
+  StoredHost,
+  TomlTable,
+} from './section.ts';
 import type { LiveConfig } from './sections.ts';
 import { sections } from './sections.ts';
 
@@ -14,7 +21,8 @@ type Table = TomlTable;
 /**
  * The whole configuration (file objects, then panel checks and channels) as one mon.toml text that the
  * loader accepts; `stored` are the checks in the database (panel checks, and heartbeats' token hashes),
- * `channels` the channels made in the panel. Values that came from `${NAME}` keep their reference;
+ * `channels` the channels made in the panel, `hosts` those added through the API or by agents (a host a
+ * check runs from is written with its thresholds). Values that came from `${NAME}` keep their reference;
  * secrets become references listed in `secrets`; `references` maps file paths to the file's text (see
  * load.ts).
  */
@@ -23,8 +31,9 @@ export function exportConfig(
   references: ReadonlyMap<string, string>,
   stored: readonly StoredCheck[],
   channels: readonly StoredChannel[] = [],
+  hosts: readonly StoredHost[] = [],
 ): ConfigExport {
-  const tree = toTree(config, { stored, channels });
+  const tree = toTree(config, { stored, channels, hosts });
   restoreReferences(tree, [], references);
 
   const used = new Set<string>();

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CheckBody } from '../../protocol/check.ts';
+import type { HostAlerts } from '../../protocol/hosts.ts';
 import type { ChannelKind } from '../../protocol/notify.ts';
 import type { ChannelSettings } from '../notify/config.ts';
 import type { Path, PathError } from './paths.ts';
@@ -70,8 +71,15 @@ export type StoredCheck = { body: CheckBody; managed: boolean; pingTokenHash: st
 /** A notification channel made in the panel or the API, for the export (written after the file's own). */
 export type StoredChannel = { name: string; kind: ChannelKind; settings: ChannelSettings };
 
+/** A host added through the API or by an agent, with the thresholds set through the API (null: the defaults). */
+export type StoredHost = { name: string; alerts: HostAlerts | null };
+
 /** What the export writes besides the file's own objects. */
-export type ExportContext = { stored: readonly StoredCheck[]; channels: readonly StoredChannel[] };
+export type ExportContext = {
+  stored: readonly StoredCheck[];
+  channels: readonly StoredChannel[];
+  hosts: readonly StoredHost[];
+};
 
 /** Names of file-managed objects: the API answers 409 to changes of these. */
 export type ManagedNames = {

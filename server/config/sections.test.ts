@@ -106,7 +106,11 @@ test("each section's empty value is what an empty file builds, and exports to no
   for (const section of sections) {
     const input = z.strictObject(section.tables).parse({});
     assert.deepEqual(section.build(input), { value: section.empty(), errors: [] }, section.key);
-    assert.deepEqual(section.toToml(section.empty(), { stored: [], channels: [] }), {}, section.key);
+    assert.deepEqual(
+      section.toToml(section.empty(), { stored: [], channels: [], hosts: [] }),
+      {},
+      section.key,
+    );
   }
   const loaded = loadConfigText('', { env: {} });
   assert.ok(loaded.ok);

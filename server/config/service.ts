@@ -1,7 +1,7 @@
 import type { ConfigStatus } from '../../protocol/config.ts';
 import type { OutsideNames } from './collisions.ts';
 import { type ConfigExport, exportConfig } from './export.ts';
-import type { ManagedNames, StoredChannel, StoredCheck } from './section.ts';
+import type { ManagedNames, StoredChannel, StoredCheck, StoredHost } from './section.ts';
 import type { LiveConfig } from './sections.ts';
 import { sections } from './sections.ts';
 
@@ -15,6 +15,8 @@ export type ConfigProviders = {
   storedChecks?: () => StoredCheck[];
   /** Channels made in the panel, for the export. */
   storedChannels?: () => StoredChannel[];
+  /** Hosts added through the API or by agents, with their thresholds, for the export. */
+  storedHosts?: () => StoredHost[];
 };
 
 /**
@@ -77,7 +79,13 @@ export function staticConfig(
     onChange: () => () => {},
     reload: () => {},
     export: () =>
-      exportConfig(value, new Map(), providers.storedChecks?.() ?? [], providers.storedChannels?.() ?? []),
+      exportConfig(
+        value,
+        new Map(),
+        providers.storedChecks?.() ?? [],
+        providers.storedChannels?.() ?? [],
+        providers.storedHosts?.() ?? [],
+      ),
     close: () => {},
   };
 }

@@ -208,6 +208,7 @@ export function createFileConfig(options: FileConfigOptions): ConfigService {
         loaded.references,
         options.storedChecks?.() ?? [],
         options.storedChannels?.() ?? [],
+        options.storedHosts?.() ?? [],
       ),
     close() {
       closed = true;

@@ -68,24 +68,31 @@ export const hostSection = configSection({
     errors: [],
   }),
   empty: (): FileHost[] => [],
-  toToml(value, { stored }) {
+  toToml(value, { stored, hosts }) {
     const named = new Set(value.map((h) => h.name));
-    // A panel check may run from a host added through the API, which the file does not name: the
-    // export names it (with the defaults), or a new server would refuse the check's `from`.
-    const fromPanel = [
-      ...new Set(stored.flatMap((c) => (!c.managed && c.body.from ? [c.body.from] : []))),
-    ].filter((name) => !named.has(name));
-    if (value.length === 0 && fromPanel.length === 0) return {};
-    const host = value.map((h) => {
-      const out: TomlTable = { name: h.name };
+    // A check may run from a host added through the API or by its agent, which the file does not
+    // name: the export names it, with the thresholds set through the API, or a new server would refuse
+    // the check's `from` (it knows no host yet).
+    const apiAlerts = new Map(hosts.map((h) => [h.name, h.alerts]));
+    const runFrom = [...new Set(stored.flatMap((c) => (c.body.from ? [c.body.from] : [])))]
+      .filter((name) => !named.has(name))
+      .sort();
+    if (value.length === 0 && runFrom.length === 0) return {};
+    const table = (name: string, alerts: HostAlerts): TomlTable => {
+      const out: TomlTable = { name };
       for (const key of hostLimits) {
-        const v = h.alerts[key];
+        const v = alerts[key];
         if (v !== defaultHostAlerts[key]) out[key] = v ?? false;
       }
-      if (h.alerts.ignoreMounts.length > 0) out.ignore_mounts = [...h.alerts.ignoreMounts];
+      if (alerts.ignoreMounts.length > 0) out.ignore_mounts = [...alerts.ignoreMounts];
       return out;
-    });
-    return { host: [...host, ...fromPanel.sort().map((name): TomlTable => ({ name }))] };
+    };
+    return {
+      host: [
+        ...value.map((h) => table(h.name, h.alerts)),
+        ...runFrom.map((name) => table(name, apiAlerts.get(name) ?? defaultHostAlerts)),
+      ],
+    };
   },
   names: (value) => ({ hosts: value.map((h) => h.name) }),
 });

@@ -115,7 +115,7 @@ cat > ${ENV_FILE}.new <<'MON_ENV'
 MON_SERVER=${envFileValue(server)}
 MON_TOKEN=${envFileValue(token)}
 ${plainHttp ? "MON_ALLOW_HTTP='1'\n" : ''}MON_ENV
-if [ -f ${ENV_FILE} ]; then grep -v -E ${shellQuote(ownedLine)} ${ENV_FILE} >> ${ENV_FILE}.new || [ $? = 1 ]; fi
+if [ -f ${ENV_FILE} ]; then grep -a -v -E ${shellQuote(ownedLine)} ${ENV_FILE} >> ${ENV_FILE}.new || [ $? = 1 ]; fi
 chmod 600 ${ENV_FILE}.new
 mv -f ${ENV_FILE}.new ${ENV_FILE}
 `;

@@ -263,7 +263,7 @@ test('[notify] remind_every: durations from 5 minutes to 7 days or "off", in the
   const empty = loadConfigText('', { env: {} });
   assert.ok(empty.ok);
   assert.equal(empty.config.notify.remindEveryMs, HOUR);
-  const context = { stored: [], channels: [] };
+  const context = { stored: [], channels: [], hosts: [] };
   assert.deepEqual(notifySection.toToml({ remindEveryMs: HOUR }, context), {});
   assert.deepEqual(notifySection.toToml({ remindEveryMs: null }, context), {
     notify: { remind_every: 'off' },

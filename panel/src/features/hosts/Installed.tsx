@@ -52,8 +52,8 @@ export function Installed({
       <p className="muted small">
         The agent only connects out to this server; the host needs no open port. It appears as connected
         within 15 seconds of starting. Run again on a host (a new token), either replaces only{' '}
-        <code>MON_SERVER</code> and <code>MON_TOKEN</code> in <code>/etc/mon-agent/env</code>: lines added
-        there (a proxy, a CA) stay.
+        <code>MON_SERVER</code>, <code>MON_TOKEN</code> and <code>MON_ALLOW_HTTP</code> in{' '}
+        <code>/etc/mon-agent/env</code>: lines added there (a proxy, a CA) stay.
       </p>
       <button type="button" onClick={() => closeAndFocus(onDone, returnTo)}>
         Done: I have copied what I need

@@ -12,7 +12,7 @@ import {
 import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { tempDir, within } from '../server/testing.ts';
-import { agentFileStale, buildAgent } from './build.ts';
+import { agentFileStale, agentFileVersion, buildAgent } from './build.ts';
 import { startAgentProcess, startStandInServer, testToken } from './fixtures/stand-in-server.ts';
 import packageJson from './package.json' with { type: 'json' };
 
@@ -31,9 +31,11 @@ const systemNode = (() => {
 
 let built: { dir: string; remove: () => void };
 let file = '';
+let version = '';
 before(async () => {
   built = tempDir('mon-agent-build-');
   const bundled = await buildAgent(join(built.dir, 'build/mon-agent.mjs'));
+  version = bundled.version;
   // Alone in an empty directory.
   file = join(built.dir, 'mon-agent.mjs');
   copyFileSync(bundled.file, file);
@@ -65,7 +67,21 @@ test(`the bundle runs alone with ${systemNode}: --version`, () => {
     encoding: 'utf8',
   });
   assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stdout, `mon-agent ${packageJson.version}\n`);
+  assert.equal(run.stdout, `mon-agent ${version}\n`);
+});
+
+test("the bundle's version is the package's and a hash of its code: the same code gives the same one, and the file's head names it for the server", async () => {
+  assert.match(version, new RegExp(`^${packageJson.version.replaceAll('.', '\\.')}\\+[0-9a-f]{12}$`));
+  assert.equal(agentFileVersion(readFileSync(file, 'utf8')), version);
+  const again = await buildAgent(join(built.dir, 'again/mon-agent.mjs'));
+  assert.equal(again.version, version, 'built twice, elsewhere: the same version');
+  // Run from the sources, it is not a build: it never reads as the served one.
+  const source = spawnSync(process.execPath, [join(import.meta.dirname, 'main.ts'), '--version'], {
+    encoding: 'utf8',
+  });
+  assert.equal(source.stdout, `mon-agent ${packageJson.version}+source\n`);
+  // A file built before builds had a hash names none.
+  assert.equal(agentFileVersion('#!/usr/bin/env node\n// mon agent 0.1.0: one self-contained file'), null);
 });
 
 test(`the bundle runs alone with ${systemNode}: it sends its hello and a sample, and stops on SIGTERM`, async () => {
@@ -91,6 +107,7 @@ test(`the bundle runs alone with ${systemNode}: it sends its hello and a sample,
     const frames = server.framesOf(server.posts()[0]!);
     const hello = frames.find((f) => f.kind === 'hello');
     assert.equal(hello?.kind === 'hello' ? hello.hostname : null, 'web-1');
+    assert.equal(hello?.kind === 'hello' ? hello.agentVersion : null, version, 'the hello says the build');
     assert.ok(frames.some((f) => f.kind === 'sample'));
     agent.child.kill('SIGTERM');
     assert.deepEqual(await agent.exited, [0, null]);

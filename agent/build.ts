@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -17,6 +17,22 @@ export const AGENT_FILE = join(import.meta.dirname, 'dist/mon-agent.mjs');
 /** Beside the built file: the project's source files it was built from, relative to the project. */
 const sourcesOf = (file: string) => `${file}.sources.json`;
 const PROJECT = dirname(import.meta.dirname);
+
+/**
+ * The one-file agent's version (agent/version.ts): the package's, then `+` and the first 12 hex digits
+ * of the SHA-256 of the bundle's code, taken with a placeholder where the version goes. The same code
+ * gives the same version; any change to the agent's code, or to what it bundles, gives another.
+ */
+const VERSION_PLACEHOLDER = 'mon-agent-version-placeholder-00000000';
+const VERSION_MODULE = join(import.meta.dirname, 'version.ts');
+
+/**
+ * The version the first lines of a built agent file name (`// mon agent 0.1.0+3f9a1c2b7d4e: …`), or
+ * null when they name none with a hash: not an agent file, or one built before builds had a hash.
+ */
+export function agentFileVersion(head: string): string | null {
+  return /^#!\/usr\/bin\/env node\n\/\/ mon agent (\S+\+\S+): /.exec(head)?.[1] ?? null;
+}
 
 /**
  * Whether the built file is missing or older than one of the sources it was built from (a `git pull`
@@ -38,14 +54,16 @@ export async function agentFileStale(file = AGENT_FILE): Promise<boolean> {
   return false;
 }
 
-export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; bytes: number }> {
+export async function buildAgent(
+  file = AGENT_FILE,
+): Promise<{ file: string; bytes: number; version: string }> {
   // Imported here: rolldown is a dev dependency, absent from an install without them.
   const { build } = await import('rolldown');
   const problems: string[] = [];
   const { output } = await build({
     input: join(import.meta.dirname, 'main.ts'),
     platform: 'node',
-    plugins: [requireBuiltins],
+    plugins: [requireBuiltins, versionPlaceholder],
     tsconfig: false,
     transform: { target: 'node20' },
     logLevel: 'warn',
@@ -72,8 +90,11 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
   const sources = chunk.moduleIds
     .filter((id) => id.startsWith(`${PROJECT}/`) && !id.includes('/node_modules/'))
     .map((id) => relative(PROJECT, id));
-  // Put on after the build: the minifier would drop the comment.
-  const code = `#!/usr/bin/env node\n// mon agent ${packageJson.version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\n${chunk.code}`;
+  if (!chunk.code.includes(VERSION_PLACEHOLDER)) throw new Error('the agent bundle lost its version');
+  const hash = createHash('sha256').update(chunk.code).digest('hex').slice(0, 12);
+  const version = `${packageJson.version}+${hash}`;
+  // Put on after the build: the minifier would drop the comment. The server reads the version there.
+  const code = `#!/usr/bin/env node\n// mon agent ${version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\n${chunk.code.replaceAll(VERSION_PLACEHOLDER, version)}`;
   // Whole or not at all: the server may be serving the file meanwhile.
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
@@ -84,8 +105,17 @@ export async function buildAgent(file = AGENT_FILE): Promise<{ file: string; byt
   } finally {
     await rm(temp, { force: true });
   }
-  return { file, bytes: Buffer.byteLength(code) };
+  return { file, bytes: Buffer.byteLength(code), version };
 }
+
+/** agent/version.ts in the bundle: the placeholder the build replaces with the version. */
+const versionPlaceholder: Plugin = {
+  name: 'mon:version',
+  load(id) {
+    if (id !== VERSION_MODULE) return null;
+    return `export const AGENT_VERSION = ${JSON.stringify(VERSION_PLACEHOLDER)};`;
+  },
+};
 
 const BUILTIN = '\0mon-builtin:';
 
@@ -113,5 +143,5 @@ const requireBuiltins: Plugin = {
 
 if (import.meta.main) {
   const built = await buildAgent(process.argv[2]);
-  console.log(`mon: agent built into ${built.file} (${Math.round(built.bytes / 1024)} KiB)`);
+  console.log(`mon: agent ${built.version} built into ${built.file} (${Math.round(built.bytes / 1024)} KiB)`);
 }

@@ -2,15 +2,14 @@ import { systemClock } from '../server/clock.ts';
 import { StateDirError, startAgent } from './agent.ts';
 import { commandEnv } from './command.ts';
 import { createAgentLog } from './log.ts';
-import packageJson from './package.json' with { type: 'json' };
 import { hostReaders } from './sampling.ts';
 import { readSettings, SettingsError } from './settings.ts';
 import { StateDirLocked } from './state-dir.ts';
+import { AGENT_VERSION as version } from './version.ts';
 
 // The mon agent (docs/agent.md): `npm run agent`, `node agent/main.ts`, or the one-file bundle
 // `node mon-agent.mjs` (agent/build.ts). The only file of the agent that reads process.env.
 const env = process.env;
-const { version } = packageJson;
 
 if (process.argv.includes('--version')) {
   process.stdout.write(`mon-agent ${version}\n`);

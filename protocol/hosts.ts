@@ -84,7 +84,20 @@ export type AddedHost = {
 
 /** The agent as it last introduced itself; null before it first connected. */
 export type AgentInfo = {
+  /**
+   * What the agent says it is (its hello's `agentVersion`): `0.1.0+3f9a1c2b7d4e` for a one-file agent,
+   * the package's version and a hash of its code; `0.1.0+source` run from the sources; `0.1.0` for an
+   * agent built before builds had a hash.
+   */
   version: string;
+  /**
+   * Whether it runs the agent this server serves (`GET /agent/v1/agent.mjs`): its version is that
+   * file's. false for any other (older, newer, run from the sources); null when the server has no
+   * agent file built to compare with. A restart updates it (docs/agent.md, "Updating agents").
+   */
+  current: boolean | null;
+  /** When `current` is false: the version a restart would give it, the one served. */
+  update?: { version: string };
   protocol: number;
   capabilities: string[];
   hostname: string;

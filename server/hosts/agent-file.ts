@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { AGENT_FILE, agentFileStale, buildAgent } from '../../agent/build.ts';
+import { AGENT_FILE, agentFileStale, agentFileVersion, buildAgent } from '../../agent/build.ts';
 import type { Deps } from '../deps.ts';
 import { unavailable } from '../problem.ts';
 
@@ -12,7 +12,8 @@ import { unavailable } from '../problem.ts';
  * for that build). A build that failed is not
  * tried again for a minute: meanwhile requests get 503 at once, so that anyone's GETs cannot keep the
  * server building. Kept in memory, read again when the file changes; an ETag lets a host skip a
- * download it has.
+ * download it has. Its version (the build's, agent/build.ts) is what the host reads compare each
+ * agent's with (`servedVersion`).
  */
 /** How long a failed build is remembered before a request may start another. */
 const BUILD_RETRY_MS = 60_000;
@@ -25,10 +26,16 @@ export function registerAgentFile(
     build?: (file: string) => Promise<unknown>;
     stale?: (file: string) => Promise<boolean>;
   } = {},
-): void {
+): AgentFile {
   const file = options.file ?? AGENT_FILE;
   const build = options.build ?? buildAgent;
-  let kept: { mtimeMs: number; size: number; body: Buffer; etag: string } | null = null;
+  let kept: {
+    mtimeMs: number;
+    size: number;
+    body: Buffer;
+    etag: string;
+    version: string | null;
+  } | null = null;
   let building: Promise<unknown> | null = null;
   let failedAt: number | null = null;
   // Once per process: a file older than its sources (the code was updated without `npm install`) is
@@ -56,10 +63,14 @@ export function registerAgentFile(
       'the agent file is not built and cannot be built here: run npm install (with dev dependencies) on the server',
     );
 
-  const current = async () => {
+  /** The file as it is now, built first when it is missing and `build`; null when missing and not. */
+  async function load(buildMissing: true): Promise<NonNullable<typeof kept>>;
+  async function load(buildMissing: false): Promise<typeof kept>;
+  async function load(buildMissing: boolean) {
     refreshed ??= refresh();
     await refreshed;
     let info = await stat(file).catch(() => null);
+    if (!info && !buildMissing) return null;
     if (!info) {
       const since = failedAt === null ? null : deps.clock.now() - failedAt;
       if (since !== null && since < BUILD_RETRY_MS)
@@ -83,16 +94,36 @@ export function registerAgentFile(
     if (!kept || kept.mtimeMs !== info.mtimeMs || kept.size !== info.size) {
       const body = await readFile(file);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
-      kept = { mtimeMs: info.mtimeMs, size: info.size, body, etag };
+      const version = agentFileVersion(body.subarray(0, 256).toString('latin1'));
+      kept = { mtimeMs: info.mtimeMs, size: info.size, body, etag, version };
     }
     return kept;
-  };
+  }
 
   app.get('/agent/v1/agent.mjs', async (request, reply) => {
-    const agent = await current();
+    const agent = await load(true);
     reply.header('etag', agent.etag).header('cache-control', 'no-cache');
     const tags = (request.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim());
     if (tags.includes(agent.etag) || tags.includes('*')) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(agent.body);
   });
+
+  return {
+    async servedVersion() {
+      // A read does not build a missing file (the first download does): no version to compare with yet.
+      try {
+        return (await load(false))?.version ?? null;
+      } catch {
+        return null;
+      }
+    },
+  };
 }
+
+export type AgentFile = {
+  /**
+   * The version of the agent file served now (`0.1.0+3f9a1c2b7d4e`), or null when it is not built yet
+   * or names none with a hash (built before mon gave its builds one).
+   */
+  servedVersion(): Promise<string | null>;
+};

@@ -26,6 +26,8 @@ export type HostsOptions = {
    * (15 s): tests with a real agent sample every second. Production never sets it.
    */
   sampleEveryMs?: number;
+  /** The agent file served and compared with (default agent/dist/mon-agent.mjs): tests build their own. */
+  agentFile?: string;
 };
 
 /**
@@ -65,8 +67,12 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
         maxDecodingBytes: options.maxDecodingBytes ?? MAX_DECODING_BYTES,
       });
       polls = registerPoll(app, deps, engine, assignments, gate, clocks);
-      registerAgentFile(app, deps);
-      registerHostRoutes(app, deps, engine, clocks, (host) => {
+      const agentFile = registerAgentFile(
+        app,
+        deps,
+        options.agentFile === undefined ? {} : { file: options.agentFile },
+      );
+      registerHostRoutes(app, deps, engine, clocks, agentFile, (host) => {
         silence.forget(host);
         polls?.revoked(host);
         clocks.forget(host);

@@ -116,32 +116,38 @@ test('GET /hosts lists every known host by name with its numbers now', async (t)
     discovered: 0,
   });
   const lastSeen = T0 + 59 * MINUTE + 45_000;
-  assert.deepEqual(web1, {
-    name: 'web-1',
-    fromFile: false,
-    services: [],
-    agent: {
-      version: '0.1.0',
-      protocol: 1,
-      capabilities: ['ping', 'headers'],
-      hostname: 'web-1.internal',
-      os: 'Debian GNU/Linux 12',
-      kernel: '6.1.0-18-amd64',
-      arch: 'x64',
-      cores: 4,
-      firstSeen: T0,
-      lastSeen,
-      connected: true,
+  // Whether it runs the agent served depends on the project's agent file: agent-version.test.ts.
+  assert.ok(web1?.agent && web1.agent.current !== true, 'a 0.1.0 agent is never the one served');
+  const { current: _current, update: _update, ...agent } = web1.agent;
+  assert.deepEqual(
+    { ...web1, agent },
+    {
+      name: 'web-1',
+      fromFile: false,
+      services: [],
+      agent: {
+        version: '0.1.0',
+        protocol: 1,
+        capabilities: ['ping', 'headers'],
+        hostname: 'web-1.internal',
+        os: 'Debian GNU/Linux 12',
+        kernel: '6.1.0-18-amd64',
+        arch: 'x64',
+        cores: 4,
+        firstSeen: T0,
+        lastSeen,
+        connected: true,
+      },
+      cpu: 59,
+      memory: 75,
+      // /boot (97%) is ignored by the host's thresholds: the fullest left is / at 60%.
+      disk: 60,
+      alerting: 2,
+      containers: 4,
+      units: 2,
+      discovered: 2,
     },
-    cpu: 59,
-    memory: 75,
-    // /boot (97%) is ignored by the host's thresholds: the fullest left is / at 60%.
-    disk: 60,
-    alerting: 2,
-    containers: 4,
-    units: 2,
-    discovered: 2,
-  });
+  );
   // Four samples missed: the agent is no longer connected.
   await clock.advance(lastSeen + 60_000 - clock.now());
   const later = (await inject('GET', '/api/v1/hosts')).body as HostsList;

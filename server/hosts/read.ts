@@ -55,12 +55,19 @@ function offsetShown(row: HostRow, clocks: HostClocks): number | null {
   return row.clockAheadMs !== null && row.clockAheadMs > MAX_AHEAD_MS ? row.clockAheadMs : null;
 }
 
-function agentOf(row: HostRow | undefined, now: number, clocks: HostClocks): AgentInfo | null {
+/** What a host read needs beside the store: the hosts' clocks, the version of the agent served. */
+export type ReadContext = { clocks: HostClocks; servedVersion: string | null };
+
+function agentOf(row: HostRow | undefined, now: number, context: ReadContext): AgentInfo | null {
   if (!row?.agent || row.lastSeen === null) return null;
   const a = row.agent;
-  const clockOffsetMs = offsetShown(row, clocks);
+  const clockOffsetMs = offsetShown(row, context.clocks);
+  const served = context.servedVersion;
+  const current = served === null ? null : a.agentVersion === served;
   return {
     version: a.agentVersion,
+    current,
+    ...(current === false && served !== null && { update: { version: served } }),
     protocol: a.protocol,
     capabilities: a.capabilities,
     hostname: a.hostname,
@@ -82,7 +89,7 @@ export function readHostsList(
   db: DatabaseSync,
   config: LiveConfig,
   now: number,
-  clocks: HostClocks,
+  context: ReadContext,
 ): HostsList {
   const rows = new Map(all(db, `SELECT ${hostColumns} FROM hosts`, hostRow).map((r) => [r.name, r]));
   const alerting = new Map(
@@ -109,7 +116,7 @@ export function readHostsList(
       name,
       fromFile: fromFile.has(name),
       services: m.servicesOfHost(name),
-      agent: agentOf(row, now, clocks),
+      agent: agentOf(row, now, context),
       cpu: latest?.cpu ?? null,
       memory: latest?.memory ?? null,
       disk: latest?.disk ?? null,
@@ -128,7 +135,7 @@ export function readHost(
   engine: CheckEngine,
   name: string,
   span: { from: number; to: number },
-  clocks: HostClocks,
+  context: ReadContext,
 ): HostRead | null {
   const db = engine.deps.store.read;
   const config = engine.deps.config.current();
@@ -142,7 +149,7 @@ export function readHost(
     name,
     fromFile: fileHostNames(config).has(name),
     services: m.servicesOfHost(name),
-    agent: agentOf(row, now, clocks),
+    agent: agentOf(row, now, context),
     alerts,
     alertsFrom: from,
     alerting: alertingOf(db, name, row?.silentSince ?? null),

@@ -15,6 +15,7 @@ import { publicBase } from '../http/public-base.ts';
 import { parseRange } from '../http/range.ts';
 import { logSecurity } from '../http/security-log.ts';
 import { notFound } from '../problem.ts';
+import type { AgentFile } from './agent-file.ts';
 import type { HostClocks } from './clock-ahead.ts';
 import { dismissItems, monitorHost } from './discovered.ts';
 import { installCommands } from './install.ts';
@@ -34,6 +35,7 @@ export function registerHostRoutes(
   deps: Deps,
   engine: CheckEngine,
   clocks: HostClocks,
+  agentFile: AgentFile,
   /** A host's removal committed: what keeps hosts in memory forgets it, and its data goes. */
   removed: (host: string) => void,
 ): void {
@@ -56,15 +58,17 @@ export function registerHostRoutes(
     return reply.code(replaced ? 200 : 201).send(answer);
   });
 
-  app.get(
-    '/api/v1/hosts',
-    async (): Promise<HostsList> =>
-      readHostsList(deps.store.read, deps.config.current(), deps.clock.now(), clocks),
-  );
+  // Each agent's version is compared with the agent file's: whether it runs the one served.
+  const context = async () => ({ clocks, servedVersion: await agentFile.servedVersion() });
+
+  app.get('/api/v1/hosts', async (): Promise<HostsList> => {
+    const read = await context();
+    return readHostsList(deps.store.read, deps.config.current(), deps.clock.now(), read);
+  });
 
   app.get<NameParams & Query>('/api/v1/hosts/:name', async (request): Promise<HostRead> => {
     const span = parseRange(request.query, deps.clock.now());
-    const host = readHost(engine, request.params.name, span, clocks);
+    const host = readHost(engine, request.params.name, span, await context());
     if (!host) throw notFound(`no host ${request.params.name}`);
     return host;
   });

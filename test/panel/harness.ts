@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { FakeClock } from '../../server/clock.ts';
+import type { HostsOptions } from '../../server/hosts/feature.ts';
 import { createTestServer, type TestServer } from '../../server/testing.ts';
 
 /** Real processes for the panel's browser tests and benchmark: the server, a target, Chromium. */
@@ -333,11 +334,17 @@ export async function startPanelWorld(options: {
   at: number;
   setupToken: string;
   admin: { email: string; password: string };
+  /** The hosts' options (an agent file of the test's own). */
+  hosts?: HostsOptions;
 }): Promise<PanelWorld> {
   await ensurePanelBuilt();
   const [target, browser] = await Promise.all([startTarget(), launchChromium()]);
   const clock = new FakeClock(options.at);
-  const server = await createTestServer({ clock, env: { MON_SETUP_TOKEN: options.setupToken } });
+  const server = await createTestServer({
+    clock,
+    env: { MON_SETUP_TOKEN: options.setupToken },
+    ...(options.hosts && { hosts: options.hosts }),
+  });
   const base = await listenOnLoopback(server.app);
   const session = await createAdmin(base, options.setupToken, options.admin);
   return {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { buildAgent } from '../../agent/build.ts';
 import { REFRESH_MS } from '../../panel/src/features/hosts/keys.ts';
 import type { SampleFrame } from '../../protocol/agent.ts';
 import type { AddedHost, HostRead, HostsList } from '../../protocol/hosts.ts';
@@ -11,6 +12,7 @@ import type { Created, ServicesList } from '../../protocol/reads.ts';
 import { addHostSample, addItemSample, hostMetricsOf } from '../../server/hosts/rollups.ts';
 import { hostByToken } from '../../server/hosts/store.ts';
 import { statement } from '../../server/store/statements.ts';
+import { tempDir } from '../../server/testing.ts';
 import { artifactPath, type PanelWorld, signIn, startPanelWorld } from './harness.ts';
 
 /**
@@ -31,6 +33,8 @@ const incidentStart = T0 - 10 * MIN;
 const hostileLog = '<img src=x onerror="document.title=1"> OOM killer woke up';
 
 let world: PanelWorld;
+const agentDir = tempDir('mon-panel-agent-');
+let servedVersion = '';
 let base = '';
 let checkId = '';
 
@@ -170,7 +174,10 @@ function seedAgent(db: DatabaseSync): void {
 }
 
 before(async () => {
-  world = await startPanelWorld({ at: T0, setupToken, admin });
+  // The agent file mon serves: web-1's agent (0.9.0) runs another, so it has an update.
+  const agentFile = join(agentDir.dir, 'mon-agent.mjs');
+  servedVersion = (await buildAgent(agentFile)).version;
+  world = await startPanelWorld({ at: T0, setupToken, admin, hosts: { agentFile } });
   ({ base } = world);
   // Service shop exists, so that the container labelled for it belongs to it.
   await api<Created>('POST', '/checks', {
@@ -182,7 +189,10 @@ before(async () => {
   });
 });
 
-after(() => world?.close());
+after(async () => {
+  await world?.close();
+  agentDir.remove();
+});
 
 /** Reads what a textarea or input labelled `label` holds. */
 const fieldValue = (page: Page, label: string) => page.getByLabel(label, { exact: true }).inputValue();
@@ -281,6 +291,11 @@ test('the host page: agent, update note, alert and its incident, charts of seede
       String(await page.getByTestId('outdated').textContent()),
       /\(version 0\.9\.0\) is too old for ping checks: update it/,
     );
+    const update = String(await page.getByTestId('update').textContent());
+    assert.ok(update.startsWith('Update available. The agent on this host runs version 0.9.0'), update);
+    assert.ok(update.includes(`mon serves ${servedVersion}. Restart it to update it`), update);
+    assert.ok(update.includes('systemctl restart mon-agent'), update);
+    assert.ok(update.includes('docker restart mon-agent'), update);
 
     const alert = page.getByTestId('alerting').locator('li[data-alert="host:web-1:cpu"]');
     assert.match(String(await alert.textContent()), /CPU.*CPU above 90% for 5 minutes \(97%\)/);
@@ -359,6 +374,12 @@ test('the host list shows each host with its agent, numbers, alerts and discover
     await row.waitFor();
     const cells = await row.locator('td').allTextContents();
     assert.match(cells[1]!, /Connected/);
+    assert.equal(web.agent?.current, false);
+    assert.match(
+      cells[1]!,
+      /Update available: systemctl restart mon-agent or docker restart mon-agent/,
+      'an agent of another build than mon serves',
+    );
     assert.equal(cells[2], `${web.cpu}%`);
     assert.equal(cells[3], '37.5%');
     assert.equal(cells[5], `▼${web.alerting}`, 'a shape with the count');

@@ -9,7 +9,7 @@ import { Link, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { AgentState } from './AgentState.tsx';
 import { Discovered } from './Discovered.tsx';
-import { clockNote, metricWords, outdatedNote } from './describe.ts';
+import { clockNote, metricWords, outdatedNote, RESTART_COMMANDS, updateNote } from './describe.ts';
 import { HostCharts } from './HostCharts.tsx';
 import { HostChecks } from './HostChecks.tsx';
 import { Installed } from './Installed.tsx';
@@ -37,6 +37,7 @@ export default function HostPage({ name }: { name: string }) {
   if (host.isError) return <ReadError error={host.error} />;
   const h = host.data;
   const outdated = outdatedNote(h.agent);
+  const update = updateNote(h.agent);
   const clock = clockNote(h.agent);
 
   return (
@@ -78,6 +79,12 @@ export default function HostPage({ name }: { name: string }) {
       {outdated ? (
         <div className="alert" data-testid="outdated">
           {outdated}
+        </div>
+      ) : null}
+      {update ? (
+        <div className="alert" data-testid="update">
+          <strong>{update.short}.</strong> {update.detail} With systemd:{' '}
+          <code>{RESTART_COMMANDS.systemd}</code>; with Docker: <code>{RESTART_COMMANDS.docker}</code>.
         </div>
       ) : null}
       {clock ? (

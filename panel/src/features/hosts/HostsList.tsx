@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AddedHost } from '../../../../protocol/hosts.ts';
+import type { AddedHost, AgentInfo } from '../../../../protocol/hosts.ts';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { Field } from '../../components/Field.tsx';
 import { FormCard } from '../../components/FormCard.tsx';
@@ -10,6 +10,7 @@ import { formatPercent, formatWhen } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { AgentState } from './AgentState.tsx';
+import { RESTART_COMMANDS, updateNote } from './describe.ts';
 import { Installed } from './Installed.tsx';
 import { addHost, useHosts, useRefreshHosts } from './queries.ts';
 import './hosts.css';
@@ -84,6 +85,7 @@ export default function HostsList() {
                   {h.agent && !h.agent.connected ? (
                     <div className="muted small">since {formatWhen(h.agent.lastSeen)}</div>
                   ) : null}
+                  <UpdateAvailable agent={h.agent} />
                 </td>
                 <td className="num">{formatPercent(h.cpu)}</td>
                 <td className="num">{formatPercent(h.memory)}</td>
@@ -111,6 +113,17 @@ export default function HostsList() {
       </section>
       {canWrite ? <AddHost names={list.map((h) => h.name)} onAdded={setAdded} /> : null}
     </>
+  );
+}
+
+/** "Update available" under an agent that runs another build than mon serves, and how: a restart. */
+function UpdateAvailable({ agent }: { agent: AgentInfo | null }) {
+  const note = updateNote(agent);
+  if (!note) return null;
+  return (
+    <div className="small" data-testid="update-available" title={note.detail}>
+      {note.short}: <code>{RESTART_COMMANDS.systemd}</code> or <code>{RESTART_COMMANDS.docker}</code>
+    </div>
   );
 }
 

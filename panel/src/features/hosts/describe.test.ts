@@ -12,6 +12,7 @@ import {
   outdatedNote,
   serviceNameFor,
   thresholdText,
+  updateNote,
 } from './describe.ts';
 import { alertsBody, mountError } from './thresholds.ts';
 
@@ -27,6 +28,7 @@ const agent: AgentInfo = {
   firstSeen: Date.UTC(2026, 0, 1),
   lastSeen: Date.UTC(2026, 0, 1, 9),
   connected: true,
+  current: true,
 };
 
 test('an agent is connected, silent since its last frame, or not there yet', () => {
@@ -46,6 +48,32 @@ test('an agent without a capability of this server is told to update, naming wha
     String(outdatedNote({ ...agent, capabilities: [] })),
     /ping checks and checks with request headers/,
   );
+});
+
+test('an agent that runs another build than mon serves has an update, with both versions and the way: a restart', () => {
+  assert.equal(updateNote(agent), null);
+  assert.equal(updateNote(null), null);
+  assert.equal(updateNote({ ...agent, current: null }), null, 'mon cannot tell');
+  const note = updateNote({
+    ...agent,
+    version: '0.1.0+0123456789ab',
+    current: false,
+    update: { version: '0.1.0+ba9876543210' },
+  });
+  assert.equal(note?.short, 'Update available');
+  assert.match(
+    String(note?.detail),
+    /runs version 0\.1\.0\+0123456789ab; mon serves 0\.1\.0\+ba9876543210\. Restart it to update it/,
+  );
+  assert.doesNotMatch(String(note?.detail), /install commands again/);
+  // Built before builds had a hash: its systemd unit may not download at each start.
+  const old = updateNote({
+    ...agent,
+    version: '0.1.0',
+    current: false,
+    update: { version: '0.1.0+ba9876543210' },
+  });
+  assert.match(String(old?.detail), /run the install commands again \(New token\) once/);
 });
 
 test("a host's clock more than a minute off mon's is named, behind or ahead", () => {

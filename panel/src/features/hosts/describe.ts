@@ -43,6 +43,29 @@ export function outdatedNote(agent: AgentInfo | null): string | null {
     )}: update it. Until then such checks from this host stay unknown, and their detail says why.`;
 }
 
+/** The commands that restart, and so update, an agent of each install (docs/agent.md, "Updating agents"). */
+export const RESTART_COMMANDS = {
+  systemd: 'systemctl restart mon-agent',
+  docker: 'docker restart mon-agent',
+} as const;
+
+/**
+ * "Update available" when the agent runs another build than the one mon serves (`current: false`),
+ * with the versions; null when it runs that one, or mon cannot tell, or it never connected.
+ */
+export function updateNote(agent: AgentInfo | null): { short: string; detail: string } | null {
+  if (agent?.current !== false) return null;
+  const served = agent.update ? `; mon serves ${agent.update.version}` : '';
+  // A version without a build hash is an agent from before its systemd unit downloaded it at each start.
+  const before = agent.version.includes('+')
+    ? ''
+    : ' If it was installed with systemd before mon updated agents that way, a restart runs the same file: run the install commands again (New token) once.';
+  return {
+    short: 'Update available',
+    detail: `The agent on this host runs version ${agent.version}${served}. Restart it to update it: it downloads the agent mon serves as it starts.${before}`,
+  };
+}
+
 /**
  * The host's clock when it runs more than a minute from mon's (`clockOffsetMs`). Behind is measured
  * from the clock the agent sends, so mon corrects its times; ahead may also be an older agent's frames

@@ -50,7 +50,11 @@ const newToken = 'bth_bmV3dG9rZW5uZXd0b2tlbm5ld3Rva2VubmV3dG9rZW4';
 test('running the systemd snippet again (a new token) replaces MON_SERVER and MON_TOKEN in the settings file and keeps the lines added to it; the agent restarts on the new token', async () => {
   receiver.answer = (request) =>
     request.path === '/agent/v1/agent.mjs'
-      ? { status: 200, body: 'console.log("agent")', headers: { 'content-type': 'text/javascript' } }
+      ? {
+          status: 200,
+          body: '// mon agent 0.1.0+test: a stand-in\nconsole.log("agent")',
+          headers: { 'content-type': 'text/javascript' },
+        }
       : { status: 404 };
   const root = join(work.dir, 'systemd-root');
   const bin = join(work.dir, 'systemd-bin');

@@ -131,7 +131,7 @@ test('the container script reads the settings file, downloads the agent into the
     request.path === '/mon/agent/v1/agent.mjs'
       ? {
           status: 200,
-          body: 'console.log("agent ran from " + process.env.MON_SERVER + " with " + process.execArgv.join(" "))',
+          body: '// mon agent 0.1.0+test: a stand-in\nconsole.log("agent ran from " + process.env.MON_SERVER + " with " + process.execArgv.join(" "))',
           headers: { 'content-type': 'text/javascript' },
         }
       : { status: 404 };
@@ -190,7 +190,13 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
   );
   assert.match(
     systemd,
-    /^MON_SERVER='https:\/\/mon\.example\.com' "\$node_bin" -e '.*' \/usr\/local\/lib\/mon-agent\/mon-agent\.mjs$/m,
+    /^MON_SERVER='https:\/\/mon\.example\.com' "\$node_bin" \/usr\/local\/lib\/mon-agent\/fetch-agent\.cjs \/usr\/local\/lib\/mon-agent\/mon-agent\.mjs$/m,
+  );
+  // Before each start, the unit downloads the agent again; its failure (no server) does not stop it.
+  assert.ok(
+    systemd.includes(
+      '\nExecStartPre=-$node_bin /usr/local/lib/mon-agent/fetch-agent.cjs /usr/local/lib/mon-agent/mon-agent.mjs\n',
+    ),
   );
   assert.match(systemd, /^EnvironmentFile=\/etc\/mon-agent\/env$/m);
   assert.match(systemd, /^Environment=MON_STATE_DIR=\/var\/lib\/mon-agent MALLOC_ARENA_MAX=1$/m);
@@ -207,7 +213,7 @@ test('the systemd snippet: the settings 0600 with the token, the agent file, the
   assert.match(unit, /^\[Service\]\n(?:.*\n)*Restart=always\nRestartSec=10\nRestartPreventExitStatus=2\n/m);
   if (existsSync('/usr/bin/systemd-analyze')) {
     const file = join(work.dir, 'mon-agent.service');
-    writeFileSync(file, unit.replace('$node_bin', process.execPath));
+    writeFileSync(file, unit.replaceAll('$node_bin', process.execPath));
     const verified = spawnSync('/usr/bin/systemd-analyze', ['verify', file], { encoding: 'utf8' });
     assert.equal(verified.status, 0, verified.stderr);
     assert.equal(verified.stderr, '', 'systemd-analyze verify has nothing to say');

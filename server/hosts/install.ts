@@ -73,16 +73,27 @@ const STATE_DIR = '/var/lib/mon-agent';
 /** The agent's settings on the host, with the token; the Docker install mounts it into the container. */
 const ENV_FILE = '/etc/mon-agent/env';
 
+/** How long a download of the agent may take: a unit's start must not hang on a server that is down. */
+const DOWNLOAD_TIMEOUT_MS = 30_000;
+
 /**
- * Node code that downloads the agent file from `$MON_SERVER` into the path it is given, whole or not at
- * all (written beside it, then renamed), and fails on any answer but 200. Written without `'`, `$` or
- * backticks so that it sits inside shell quotes as it is.
+ * Node code that downloads the agent file from `$MON_SERVER` into the path it is given last, whole or
+ * not at all (written beside it, then renamed), and fails on any answer but 200 with a mon agent file
+ * (a proxy's page would replace a good agent with one that cannot run), or after 30 s. With `MON_CA`
+ * set (the agent's private CA, "A private CA" in docs/agent.md) it runs itself again with Node trusting
+ * that file too (`NODE_EXTRA_CA_CERTS`, which Node reads only as it starts), so it verifies the server
+ * as the agent does. The same code runs as `node -e` and as a file (the systemd unit's `ExecStartPre`).
+ * Written without `'`, `$` or backticks so that it sits inside shell quotes as it is.
  */
 const download = [
-  `const f=process.argv[1];`,
-  `fetch(process.env.MON_SERVER+"${AGENT_PATH}")`,
+  `const f=process.argv.at(-1),e=process.env;`,
+  `if(e.MON_CA&&e.NODE_EXTRA_CA_CERTS!==e.MON_CA){`,
+  `const r=require("child_process").spawnSync(process.execPath,[...process.execArgv,...process.argv.slice(1)],{stdio:"inherit",env:{...e,NODE_EXTRA_CA_CERTS:e.MON_CA}});`,
+  `process.exit(r.status??1)}`,
+  `fetch(e.MON_SERVER+"${AGENT_PATH}",{signal:AbortSignal.timeout(${DOWNLOAD_TIMEOUT_MS})})`,
   `.then(r=>{if(!r.ok)throw new Error("HTTP "+r.status+" from "+r.url);return r.arrayBuffer()})`,
-  `.then(b=>{const fs=require("fs");fs.writeFileSync(f+".new",Buffer.from(b));fs.renameSync(f+".new",f)})`,
+  `.then(b=>{const t=Buffer.from(b);if(!String(t.subarray(0,64)).includes("// mon agent "))throw new Error("the answer is not a mon agent file");`,
+  `const fs=require("fs");fs.writeFileSync(f+".new",t);fs.renameSync(f+".new",f)})`,
   // fetch's own message is "fetch failed": the reason (refused, a name not found, a certificate not
   // trusted) is its cause.
   `.catch(e=>{const c=e.cause;console.error("mon: cannot download the agent: "+e.message+(c?" ("+(c.code&&!String(c.message).includes(c.code)?c.code+": ":"")+c.message+")":"")`,
@@ -143,20 +154,31 @@ function dockerCommand(): string {
   return `docker rm -f mon-agent >/dev/null 2>&1 || true\n${run}`;
 }
 
+/** Where the systemd install puts the agent, and the script that downloads it. */
+const LIB_DIR = '/usr/local/lib/mon-agent';
+const SYSTEMD_AGENT = `${LIB_DIR}/mon-agent.mjs`;
+const SYSTEMD_FETCH = `${LIB_DIR}/fetch-agent.cjs`;
+
 /**
- * A shell snippet to run as root on the host: writes the settings, checks for Node 20 or later,
- * downloads the agent to /usr/local/lib/mon-agent/mon-agent.mjs, installs mon-agent.service and
- * starts it (restarts it when it ran before, e.g. with an older token).
+ * A shell snippet to run as root on the host: writes the settings, checks for Node 20 or later, writes
+ * the download script and with it downloads the agent into /usr/local/lib/mon-agent, installs
+ * mon-agent.service and starts it (restarts it when it ran before, e.g. with an older token). The unit
+ * downloads the agent again before each start (`ExecStartPre`, its failure ignored: `-`), so that a
+ * restart runs the agent the server serves now, and a host whose server is down at boot runs the
+ * last copy; the settings file gives the download `MON_SERVER` and `MON_CA`.
  */
 function systemdSnippet(server: string, settings: string, name: string): string {
-  const file = '/usr/local/lib/mon-agent/mon-agent.mjs';
   return `# mon agent for the host ${name}: run as root on that host (it needs Node.js 20 or later).
 ${settings}node_bin=$(command -v node) || { echo 'mon: Node.js 20 or later is needed: node is not on the PATH' >&2; exit 1; }
 "$node_bin" -e 'if (Number(process.versions.node.split(".")[0]) < 20) { console.error("mon: Node.js 20 or later is needed, this is " + process.version); process.exit(1) }'
-mkdir -p /usr/local/lib/mon-agent ${STATE_DIR}
-MON_SERVER=${shellQuote(server)} "$node_bin" -e '${download}' ${file}
-chmod 755 /usr/local/lib/mon-agent
-chmod 644 ${file}
+mkdir -p ${LIB_DIR} ${STATE_DIR}
+cat > ${SYSTEMD_FETCH} <<'MON_FETCH'
+// Downloads the agent mon serves into the file named last (docs/agent.md, "Updating agents").
+${download}
+MON_FETCH
+MON_SERVER=${shellQuote(server)} "$node_bin" ${SYSTEMD_FETCH} ${SYSTEMD_AGENT}
+chmod 755 ${LIB_DIR}
+chmod 644 ${SYSTEMD_FETCH} ${SYSTEMD_AGENT}
 cat > /etc/systemd/system/mon-agent.service <<MON_UNIT
 [Unit]
 Description=mon agent
@@ -166,7 +188,9 @@ After=network-online.target
 [Service]
 EnvironmentFile=${ENV_FILE}
 Environment=MON_STATE_DIR=${STATE_DIR} ${envWords.join(' ')}
-ExecStart=$node_bin ${nodeFlags} ${file}
+# The agent mon serves now, at each start; without the server, the last copy runs.
+ExecStartPre=-$node_bin ${SYSTEMD_FETCH} ${SYSTEMD_AGENT}
+ExecStart=$node_bin ${nodeFlags} ${SYSTEMD_AGENT}
 Restart=always
 RestartSec=10
 RestartPreventExitStatus=2

@@ -11,6 +11,8 @@ export type RunsRecorded = {
   foreign: string[];
   /** Runs not newer than their check's last result, or older than its definition. */
   stale: number;
+  /** The host's checks that runs came for, stored or not: its agent runs them (stale.ts). */
+  ran: string[];
 };
 
 /**
@@ -26,6 +28,7 @@ export function recordAgentRuns(engine: CheckEngine, tx: Tx, host: string, frame
   const results: CheckResult[] = [];
   const newest = new Map<string, number>();
   const foreign: string[] = [];
+  const ran = new Set<string>();
   let stale = 0;
   for (const frame of [...frames].sort((a, b) => a.ts - b.ts)) {
     const entry = engine.get(frame.id);
@@ -33,6 +36,7 @@ export function recordAgentRuns(engine: CheckEngine, tx: Tx, host: string, frame
       foreign.push(frame.id);
       continue;
     }
+    ran.add(frame.id);
     const after = newest.get(frame.id) ?? lastResultAt(entry);
     if (frame.ts <= after || frame.ts < entry.rec.updatedAt) {
       stale++;
@@ -42,7 +46,7 @@ export function recordAgentRuns(engine: CheckEngine, tx: Tx, host: string, frame
     results.push({ type: 'run', checkId: frame.id, ts: frame.ts, outcome: outcomeOf(frame) });
   }
   const stored = results.length > 0 ? engine.recordIn(tx, results) : 0;
-  return { stored, foreign, stale: stale + results.length - stored };
+  return { stored, foreign, stale: stale + results.length - stored, ran: [...ran] };
 }
 
 /** The time of a check's last result: its last run, or the change of state after it (an unknown). */

@@ -24,6 +24,8 @@ export type FramesItem = {
   receivedAt: number;
   /** How far ahead of `receivedAt` its newest frame was dated (clock-ahead.ts); frames beyond are left out. */
   aheadMs: number;
+  /** The host's clock offset measured on this request (clock-ahead.ts), or null when the agent sent none. */
+  offsetMs: number | null;
   frames: Omit<DecodedFrames, 'unknown' | 'invalid'>;
   /** Set by the job that stores it. */
   outcome: FramesOutcome | null;
@@ -123,7 +125,7 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
     if (declared) applyDeclaration({ engine: ctx.engine, config: ctx.deps.config }, tx, host, declared);
     applySamples(job, host, frames.sample);
     insertLogLines(db, host, frames.log);
-    const runs = recordAgentRuns(ctx.engine, tx, host, frames.run);
+    const runs = recordAgentRuns(ctx.engine, tx, host, frames.run, item.offsetMs);
     seenNow.ran = runs.ran;
     item.outcome = { known: false, staleRuns: runs.stale, foreignRuns: runs.foreign };
   });

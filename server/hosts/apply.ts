@@ -24,6 +24,8 @@ export type FramesItem = {
   receivedAt: number;
   /** How far ahead of `receivedAt` its newest frame was dated (clock-ahead.ts); frames beyond are left out. */
   aheadMs: number;
+  /** The host's clock offset measured on this request (clock-ahead.ts), or null when the agent sent none. */
+  offsetMs: number | null;
   frames: Omit<DecodedFrames, 'unknown' | 'invalid'>;
   /** Set by the job that stores it. */
   outcome: FramesOutcome | null;
@@ -53,8 +55,11 @@ export type FramesOutcome = {
 export type ApplyContext = {
   deps: Deps;
   engine: CheckEngine;
-  /** A host's frame is committed (the silence watch restarts its count). */
-  seen(host: string, at: number): void;
+  /**
+   * A host's frame is committed (the silence watch restarts its count), with the checks it brought
+   * runs of (the stale-run watch).
+   */
+  seen(host: string, at: number, ran: readonly string[]): void;
 };
 
 const hostState = mapper({ silentSince: nullable(int), lastSeen: nullable(int) });
@@ -80,7 +85,7 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
     },
     events: [],
   };
-  const seen: { host: string; at: number }[] = [];
+  const seen: { host: string; at: number; ran: readonly string[] }[] = [];
   items.forEach((item, i) => {
     const { host, receivedAt, aheadMs: ahead, frames } = item;
     const state = one(
@@ -105,7 +110,8 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
         agentAlert(host, 'recovered', receivedAt, `a frame arrived after ${silentFor} without one`),
       );
     }
-    seen.push({ host, at: receivedAt });
+    const seenNow = { host, at: receivedAt, ran: [] as readonly string[] };
+    seen.push(seenNow);
     if (frames.batch !== null && !rememberBatch(db, host, frames.batch)) {
       item.outcome = { known: true, staleRuns: 0, foreignRuns: [] };
       return;
@@ -119,11 +125,12 @@ export function applyFrames(ctx: ApplyContext, tx: Tx, items: FramesItem[], refu
     if (declared) applyDeclaration({ engine: ctx.engine, config: ctx.deps.config }, tx, host, declared);
     applySamples(job, host, frames.sample);
     insertLogLines(db, host, frames.log);
-    const runs = recordAgentRuns(ctx.engine, tx, host, frames.run);
+    const runs = recordAgentRuns(ctx.engine, tx, host, frames.run, item.offsetMs);
+    seenNow.ran = runs.ran;
     item.outcome = { known: false, staleRuns: runs.stale, foreignRuns: runs.foreign };
   });
   ctx.deps.events.dispatch(tx, job.events, ctx.deps.clock.now());
   tx.afterCommit(() => {
-    for (const { host, at } of seen) ctx.seen(host, at);
+    for (const { host, at, ran } of seen) ctx.seen(host, at, ran);
   });
 }

@@ -62,7 +62,11 @@ test('frames up to 5 minutes ahead are applied as dated; beyond, each frame and 
   };
   const beyond = { kind: 'log', lines: [{ ts: edge + 1, level: 'info', text: 'beyond too' }] };
   const res = await kit.send(token, [sample(edge), sample(edge + 1), hello(edge + 1), log, beyond]);
-  assert.deepEqual(res.body, { stored: 2, skipped: 3 }, 'the sample and the log frame at the edge');
+  assert.deepEqual(
+    res.body,
+    { stored: 3, skipped: 2 },
+    'the sample and the log frame at the edge, the hello',
+  );
   assert.deepEqual(
     kit.db
       .prepare('SELECT text FROM agent_logs')
@@ -70,8 +74,25 @@ test('frames up to 5 minutes ahead are applied as dated; beyond, each frame and 
       .map((r) => r.text),
     ['at the edge'],
   );
-  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE agent IS NOT NULL'), 0, 'the hello left out');
+  assert.equal(kit.count('SELECT count(*) AS n FROM hosts WHERE agent IS NOT NULL'), 1, 'the hello taken');
   assert.equal(kit.count('SELECT cpu_n AS n FROM host_rollups WHERE res = ? AND bucket = ?', 'm', edge), 1);
+});
+
+test('an older agent whose clock is 7 min ahead, its hello too: the host reads connected, with its offset', async (t) => {
+  const kit = await hostServer();
+  t.after(() => kit.server.dispose());
+  const token = await kit.addHost('web-3');
+  const ahead = 7 * 60_000;
+  // No `mon-agent-time` header: every frame is dated by the host's clock, the hello first.
+  const first = await kit.send(token, [hello(T0 + ahead), sample(T0 + ahead)]);
+  assert.deepEqual(first.body, { stored: 1, skipped: 1 }, 'the hello is taken whatever its date');
+  await kit.clock.advance(15_000);
+  await kit.send(token, [sample(kit.clock.now() + ahead)]);
+  const { agent, now } = (await kit.inject('GET', '/api/v1/hosts/web-3')).body;
+  assert.equal(agent?.version, '0.1.0', 'an agent, not "No agent yet"');
+  assert.equal(agent.connected, true);
+  assert.equal(agent.clockOffsetMs, ahead, 'the host page says how far ahead its clock is');
+  assert.equal(now, null, 'its samples are skipped');
 });
 
 test('a run dated far ahead is skipped: the real runs after it are recorded', async (t) => {

@@ -97,8 +97,8 @@ export function placeOnServerClock(frames: Frames, offsetMs: number | null): Fra
 
 /**
  * Leaves out the frames of a request dated more than MAX_AHEAD_MS after `now` (its arrival): each
- * hello, sample, declare and run by its `ts`, each log line by its own (a log frame left with no line
- * counts as skipped). `aheadMs` is how far ahead of `now` the newest frame sent was dated, skipped or
+ * sample, declare and run by its `ts`, each log line by its own (a log frame left with no line counts
+ * as skipped); a hello is kept. `aheadMs` is how far ahead of `now` the newest frame sent was dated, skipped or
  * not (0 when none was ahead): the host page shows it.
  */
 export function leaveOutAhead(
@@ -119,7 +119,9 @@ export function leaveOutAhead(
   }
   const kept: Frames = {
     batch: frames.batch,
-    hello: keep(frames.hello),
+    // The hello is taken whatever its date: it says what the agent is, at no time of its own (its `ts`
+    // moves nothing), and without it the host would read as never connected, its offset not shown.
+    hello: frames.hello.filter((frame) => inTime(frame.ts) || true),
     sample: keep(frames.sample),
     declare: keep(frames.declare),
     run: keep(frames.run),

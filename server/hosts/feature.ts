@@ -12,6 +12,7 @@ import { createHousekeeping } from './housekeeping.ts';
 import { type Polls, registerPoll } from './poll.ts';
 import { registerHostRoutes } from './routes.ts';
 import { createSilenceWatch } from './silence.ts';
+import { createStaleWatch } from './stale.ts';
 
 /** Requests of frames waiting for storage at most (about one per agent); beyond, 503. */
 const MAX_WAITING_BATCHES = 4000;
@@ -40,12 +41,22 @@ const FRAMES_JOB_WEIGHT = 1_000;
 
 /**
  * Hosts and their agents (docs/hosts.md, docs/agent.md): the agent's routes (frames, poll, the agent
- * file), the host routes of the JSON API, the silence watch and the hourly pruning.
+ * file), the host routes of the JSON API, the silence and stale-run watches and the hourly pruning.
  */
 export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptions = {}) {
   const maxWaiting = options.maxWaitingBatches ?? MAX_WAITING_BATCHES;
   const assignments = createAssignments(deps, engine, options);
   const silence = createSilenceWatch({ deps, engine, checksOf: assignments.checksOf });
+  const stale = createStaleWatch({
+    deps,
+    engine,
+    checksOf: assignments.checksOf,
+    connected: silence.connected,
+  });
+  const seen = (host: string, at: number, ran: readonly string[]) => {
+    silence.seen(host, at);
+    stale.seen(host, at, ran);
+  };
   const housekeeping = createHousekeeping(deps);
   const gate = createAgentGate(deps);
   const clocks = hostClocks(deps);
@@ -55,7 +66,7 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
     weigh: framesWeight,
     maxWeight: FRAMES_JOB_WEIGHT,
     onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    apply: (tx, items, refuse) => applyFrames({ deps, engine, seen: silence.seen }, tx, items, refuse),
+    apply: (tx, items, refuse) => applyFrames({ deps, engine, seen }, tx, items, refuse),
   });
   let polls: Polls | null = null;
   let budget: DecodeBudget | null = null;
@@ -81,12 +92,14 @@ export function createHosts(deps: Deps, engine: CheckEngine, options: HostsOptio
     },
     start() {
       silence.start();
+      stale.start();
       housekeeping.start();
     },
     async stop() {
       polls?.close();
       housekeeping.stop();
       silence.stop();
+      stale.stop();
       gate.stop();
       await frames.close();
     },

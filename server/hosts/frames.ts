@@ -131,7 +131,15 @@ export function registerFrames(
         }
         const { frames, skipped: ahead, aheadMs } = leaveOutAhead(placeOnServerClock(sent, offsetMs), at);
         if (ahead > 0) clockAhead(host, aheadMs, ahead);
-        const item: FramesItem = { host, tokenHash, receivedAt: at, aheadMs, frames, outcome: null };
+        const item: FramesItem = {
+          host,
+          tokenHash,
+          receivedAt: at,
+          aheadMs,
+          offsetMs,
+          frames,
+          outcome: null,
+        };
         await queue.submit(item);
         const outcome = item.outcome!;
         const known = frameCount(frames);

@@ -26,7 +26,10 @@ export function agentAlert(host: string, state: HostAlert['state'], ts: number, 
   };
 }
 
-const silentDetail = (host: string) => `the agent on ${host} is silent`;
+/** Why a silent host's checks are unknown. */
+export const silentDetail = (host: string) => `the agent on ${host} is silent`;
+/** Why the checks of a host whose agent never sent a frame are unknown. */
+export const notConnectedDetail = (host: string) => `the agent on ${host} has not connected yet`;
 
 const watchedRow = mapper({ name: text, lastSeen: int });
 const hostRow = mapper({ lastSeen: nullable(int), silentSince: nullable(int) });
@@ -38,6 +41,11 @@ export type SilenceWatch = {
   seen(host: string, at: number): void;
   /** `host` was removed: it is no longer watched nor counted. */
   forget(host: string): void;
+  /**
+   * The hosts whose agent is connected (not silent, a frame since the start or within the grace after
+   * it), each with the time it came to be: its first frame after a silence (or ever), or the start.
+   */
+  connected(): ReadonlyMap<string, number>;
 };
 
 /**
@@ -60,6 +68,8 @@ export function createSilenceWatch(options: {
   const { clock } = deps;
   /** Hosts not silent, by their last frame, oldest first. */
   const lastFrame = new Map<string, number>();
+  /** The same hosts, since when each is connected. */
+  const since = new Map<string, number>();
   let startedAt = 0;
   let timer: TimerHandle | null = null;
   let running = false;
@@ -94,7 +104,10 @@ export function createSilenceWatch(options: {
       if (deadline(last) > now) break;
       due.push(host);
     }
-    for (const host of due) lastFrame.delete(host);
+    for (const host of due) {
+      lastFrame.delete(host);
+      since.delete(host);
+    }
     count(now);
     if (due.length > 0) silence(due, now);
     arm();
@@ -153,7 +166,7 @@ export function createSilenceWatch(options: {
       host,
     );
     if (row !== undefined && row.silentSince !== null) return silentDetail(host);
-    if (row === undefined || row.lastSeen === null) return `the agent on ${host} has not connected yet`;
+    if (row === undefined || row.lastSeen === null) return notConnectedDetail(host);
     return null;
   }
 
@@ -176,6 +189,7 @@ export function createSilenceWatch(options: {
         watchedRow,
       )) {
         lastFrame.set(h.name, h.lastSeen);
+        since.set(h.name, startedAt);
       }
       count(startedAt);
       arm();
@@ -187,15 +201,18 @@ export function createSilenceWatch(options: {
       retries.clear();
     },
     seen(host, at) {
+      if (!since.has(host)) since.set(host, at);
       lastFrame.delete(host);
       lastFrame.set(host, at);
       count(clock.now());
       if (timer === null) arm();
     },
     forget(host) {
+      since.delete(host);
       if (!lastFrame.delete(host)) return;
       count(clock.now());
       arm();
     },
+    connected: () => since,
   };
 }

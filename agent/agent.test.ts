@@ -1,62 +1,10 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AgentFrame, SampleFrame } from '../protocol/agent.ts';
-import { tempDir, within } from '../server/testing.ts';
-import { startAgent } from './agent.ts';
+import { within } from '../server/testing.ts';
+import { agentAgainst } from './fixtures/agent-world.ts';
 import { countingClock } from './fixtures/clock.ts';
-import { startStandInServer, testToken } from './fixtures/stand-in-server.ts';
-import { createAgentLog } from './log.ts';
-import type { SampleReaders } from './sampling.ts';
-import { readSettings } from './settings.ts';
-
-const hostRoot = join(import.meta.dirname, 'fixtures/host-root');
-
-/** Readers of a host with one container runtime that answers and no systemd. */
-const readers: SampleReaders & { socketPath: string } = {
-  socketPath: '/run/test.sock',
-  host: {
-    sample: async (ts) => ({
-      kind: 'sample',
-      ts,
-      cpu: 12.5,
-      memory: { used: 1, total: 2 },
-      swap: null,
-      disks: [],
-      diskIo: null,
-      net: null,
-      load: [0.5, 0.4, 0.3],
-      temperatures: [],
-    }),
-  },
-  containers: { read: async () => [] },
-  units: { read: async () => null },
-};
-
-async function agentAgainst(server: { url: string }, clock: ReturnType<typeof countingClock>) {
-  const state = tempDir('mon-agent-state-');
-  const logged: string[] = [];
-  const agent = await startAgent({
-    settings: readSettings({
-      MON_SERVER: server.url,
-      MON_TOKEN: testToken,
-      MON_HOST_ROOT: hostRoot,
-      MON_STATE_DIR: state.dir,
-    }),
-    version: '0.1.0',
-    log: createAgentLog({ now: () => clock.now(), write: (line) => logged.push(line) }),
-    clock,
-    readers,
-    commandEnv: {},
-  });
-  return {
-    logged,
-    async stop() {
-      await agent.stop();
-      state.remove();
-    },
-  };
-}
+import { startStandInServer } from './fixtures/stand-in-server.ts';
 
 test('samples at the interval the poll gives; hello and the declaration again every hour', async () => {
   const server = await startStandInServer({
@@ -66,7 +14,7 @@ test('samples at the interval the poll gives; hello and the declaration again ev
     commands: [],
   });
   const clock = countingClock();
-  const agent = await agentAgainst(server, clock);
+  const agent = await agentAgainst(server.url, clock);
   const frames = () => server.posts().flatMap((post) => server.framesOf(post));
   const count = (kind: AgentFrame['kind']) => frames().filter((f) => f.kind === kind).length;
   try {
@@ -124,7 +72,7 @@ test('a poll refused for its token is logged once and tried again after 1 s, 2 s
   server.receiver.answer = (request) =>
     request.path === '/agent/v1/poll' ? { status: 401 } : { status: 200, body: { stored: 1, skipped: 0 } };
   const clock = countingClock();
-  const agent = await agentAgainst(server, clock);
+  const agent = await agentAgainst(server.url, clock);
   const polls = () => server.receiver.to('/agent/v1/poll').length;
   const refused = () =>
     agent.logged.filter((line) => line.includes('refused the token (401) on the poll')).length;

@@ -8,6 +8,7 @@ import { mkdir } from './fs.ts';
 import { helloFrame } from './hello.ts';
 import type { AgentLog } from './log.ts';
 import { createOutbox } from './outbox.ts';
+import type { UnreadableCheck } from './poll-answer.ts';
 import { createSampler, type SampleReaders } from './sampling.ts';
 import type { Settings } from './settings.ts';
 import { openSpool, type Spool } from './spool.ts';
@@ -134,11 +135,23 @@ export async function startAgent(options: {
     }
   };
 
-  const apply = (answer: PollAnswer) => {
-    if (answer.protocol !== AGENT_PROTOCOL && host === null) {
+  /** The server's protocol last said to differ from this agent's, so that it is said once. */
+  let protocolSaid: number | null = null;
+  /** Unreadable checks already logged (by id and kind), so that each is said once. */
+  const unreadableSaid = new Set<string>();
+  const apply = (answer: PollAnswer, unreadable: readonly UnreadableCheck[]) => {
+    // Said once, not per poll; again only if the server's changes (it was upgraded meanwhile).
+    if (answer.protocol !== AGENT_PROTOCOL && answer.protocol !== protocolSaid) {
       log.warn(
         `the server speaks agent protocol ${answer.protocol}, this agent ${AGENT_PROTOCOL}: update one of them`,
       );
+    }
+    protocolSaid = answer.protocol === AGENT_PROTOCOL ? null : answer.protocol;
+    for (const check of unreadable) {
+      const key = `${check.id}\0${check.kind}`;
+      if (unreadableSaid.has(key)) continue;
+      unreadableSaid.add(key);
+      log.warn(`check ${check.name} (${check.kind}, id ${check.id}) not run: ${check.why}: update the agent`);
     }
     if (answer.host !== host) {
       const first = host === null;
@@ -175,7 +188,7 @@ export async function startAgent(options: {
       // asked again at once.
       const again = result.answer.assignment === assignment && clock.now() - asked < MIN_POLL_GAP_MS;
       assignment = result.answer.assignment;
-      apply(result.answer);
+      apply(result.answer, result.unreadable);
       outbox.retryNow();
       if (again) timers.poll = clock.setTimeout(() => void poll(), MIN_POLL_GAP_MS);
       else void poll();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type PollAnswer, pollAnswerSchema } from '../protocol/agent.ts';
+import { type AssignedCheck, type PollAnswer, pollAnswerSchema } from '../protocol/agent.ts';
 import { readPollAnswer } from './poll-answer.ts';
 
 const answer: PollAnswer = {
@@ -51,12 +51,12 @@ function changed(path: string[], value: unknown): unknown {
 
 test('an answer the server builds (it passes pollAnswerSchema) is read as it is', () => {
   assert.ok(pollAnswerSchema.safeParse(answer).success);
-  assert.deepEqual(readPollAnswer(JSON.parse(JSON.stringify(answer))), answer);
+  assert.deepEqual(readPollAnswer(JSON.parse(JSON.stringify(answer))), { answer, unreadable: [] });
   const empty = { ...answer, checks: [], commands: [] };
-  assert.deepEqual(readPollAnswer(empty), empty);
+  assert.deepEqual(readPollAnswer(empty), { answer: empty, unreadable: [] });
 });
 
-test('what pollAnswerSchema refuses in the fields the agent uses, the hand check refuses too', () => {
+test('what pollAnswerSchema refuses in the frame of the answer, the hand check refuses too', () => {
   const refused: [string, unknown][] = [
     ['not an object', 'ok'],
     ['a proxy page that is not JSON', undefined],
@@ -70,21 +70,52 @@ test('what pollAnswerSchema refuses in the fields the agent uses, the hand check
     ['sampleEveryMs a string', changed(['settings', 'sampleEveryMs'], '15000')],
     ['sampleEveryMs 1.5', changed(['settings', 'sampleEveryMs'], 1.5)],
     ['checks not a list', changed(['checks'], {})],
-    ['a check of a kind this agent cannot run', changed(['checks', '0', 'kind'], 'grpc')],
-    ['a check without a target', changed(['checks', '0', 'target'], undefined)],
-    ['a check whose method is a number', changed(['checks', '0', 'method'], 1)],
-    ['a header value that is not text', changed(['checks', '0', 'headers'], { a: 1 })],
-    ['everyMs negative', changed(['checks', '1', 'everyMs'], -1)],
-    ['timeoutMs missing', changed(['checks', '1', 'timeoutMs'], undefined)],
-    ['expect not a list', changed(['checks', '1', 'expect'], {})],
-    ['an assertion that is not an object', changed(['checks', '0', 'expect'], ['2xx'])],
-    ['allowLinkLocal a string', changed(['checks', '1', 'allowLinkLocal'], 'yes')],
-    ['env values not text', changed(['checks', '0', 'env'], { REGION: null })],
     ['commands missing', changed(['commands'], undefined)],
-    ['a command without a name', changed(['commands', '0', 'name'], undefined)],
   ];
   for (const [what, value] of refused) {
     assert.equal(pollAnswerSchema.safeParse(value).success, false, `the schema takes ${what}`);
     assert.equal(readPollAnswer(value), null, what);
   }
+});
+
+test('a check or command the schema refuses is left out alone and named; the rest of the answer is read', () => {
+  const [api, db] = answer.checks as [AssignedCheck, AssignedCheck];
+  const fields = 'its fields are not ones this agent reads';
+  const named = (check: AssignedCheck) => ({ id: check.id, name: check.name, kind: check.kind, why: fields });
+  // What is changed, the check named unreadable, the check kept.
+  const unreadable: [string, unknown, unknown, AssignedCheck][] = [
+    [
+      'a check of a kind this agent cannot run (a newer server)',
+      changed(['checks', '0', 'kind'], 'grpc'),
+      { id: 'c1', name: 'api', kind: 'grpc', why: 'kind grpc is not one this agent runs' },
+      db,
+    ],
+    ['a check without a target', changed(['checks', '0', 'target'], undefined), named(api), db],
+    ['a check whose method is a number', changed(['checks', '0', 'method'], 1), named(api), db],
+    ['a header value that is not text', changed(['checks', '0', 'headers'], { a: 1 }), named(api), db],
+    ['everyMs negative', changed(['checks', '1', 'everyMs'], -1), named(db), api],
+    ['timeoutMs missing', changed(['checks', '1', 'timeoutMs'], undefined), named(db), api],
+    ['expect not a list', changed(['checks', '1', 'expect'], {}), named(db), api],
+    ['an assertion that is not an object', changed(['checks', '0', 'expect'], ['2xx']), named(api), db],
+    ['allowLinkLocal a string', changed(['checks', '1', 'allowLinkLocal'], 'yes'), named(db), api],
+    ['env values not text', changed(['checks', '0', 'env'], { REGION: null }), named(api), db],
+    [
+      'a check that is not an object',
+      changed(['checks', '1'], 7),
+      { id: '?', name: '?', kind: '?', why: 'it is not an object' },
+      api,
+    ],
+  ];
+  for (const [what, value, left, kept] of unreadable) {
+    assert.equal(pollAnswerSchema.safeParse(value).success, false, `the schema takes ${what}`);
+    assert.deepEqual(
+      readPollAnswer(value),
+      { answer: { ...answer, checks: [kept] }, unreadable: [left] },
+      what,
+    );
+  }
+  assert.deepEqual(readPollAnswer(changed(['commands', '0', 'name'], undefined)), {
+    answer: { ...answer, commands: [] },
+    unreadable: [{ id: 'k1', name: '?', kind: 'command', why: fields }],
+  });
 });

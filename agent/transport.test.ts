@@ -251,7 +251,7 @@ test('the poll names the assignment, version, protocol and capabilities, and rea
       protocol: 1,
       capabilities: ['ping', 'headers'],
     });
-    assert.deepEqual(first, { kind: 'answer', answer });
+    assert.deepEqual(first, { kind: 'answer', answer, unreadable: [] });
     const request = receiver.received.at(-1)!;
     assert.equal(request.path, '/mon/agent/v1/poll', 'a path prefix of MON_SERVER is kept');
     assert.deepEqual(Object.fromEntries(request.query), {

@@ -9,7 +9,7 @@ import {
   MAX_INFLATED_FRAMES_BYTES,
   POLL_WAIT_MS,
 } from '../protocol/agent-constants.ts';
-import { readPollAnswer } from './poll-answer.ts';
+import { readPollAnswer, type UnreadableCheck } from './poll-answer.ts';
 
 /**
  * The agent's two requests to the server: `POST /agent/v1/frames` and `GET /agent/v1/poll`
@@ -48,7 +48,10 @@ export type SendResult =
   /** No answer (network, timeout), another `status`, or a 200 not from mon: try again after the backoff. */
   | { kind: 'failed'; detail: string; status?: number };
 
-export type PollResult = { kind: 'answer'; answer: PollAnswer } | Exclude<SendResult, { kind: 'stored' }>;
+export type PollResult =
+  /** `unreadable`: checks of the answer this agent cannot run (a newer server's), left out of `answer`. */
+  | { kind: 'answer'; answer: PollAnswer; unreadable: UnreadableCheck[] }
+  | Exclude<SendResult, { kind: 'stored' }>;
 
 /** A POST that takes longer than this is given up (its frames are kept). */
 const POST_TIMEOUT_MS = 30_000;
@@ -173,7 +176,7 @@ export function createTransport(options: {
         if (answer.status !== 200) return failure(answer);
         const read = readPollAnswer(jsonOf(answer.text));
         if (!read) return { kind: 'failed', detail: 'the poll answer is not one this agent reads' };
-        return { kind: 'answer', answer: read };
+        return { kind: 'answer', ...read };
       } catch (error) {
         return { kind: 'failed', detail: networkText(error) };
       }

@@ -121,6 +121,10 @@ export const containerStates = [
   'dead',
 ] as const;
 
+/** A container's health (its health check's status); none: null. */
+export const containerHealths = ['starting', 'healthy', 'unhealthy'] as const;
+export type ContainerHealth = (typeof containerHealths)[number];
+
 export const unitStates = [
   'active',
   'reloading',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  containerHealths,
   containerStates,
   MAX_BYTES,
   MAX_CELSIUS,
@@ -19,7 +20,8 @@ import { nameSchema } from './text.ts';
  * and what the server answers to its long poll (`GET /agent/v1/poll`). One schema for both sides: the
  * agent builds frames of these types, the server parses them with these schemas. A frame of a kind the
  * server does not know is counted (`mon_agent_unknown_frames_total`) and skipped, never refused, so a
- * newer agent keeps working with an older server. The agent takes only types from here (its run-time
+ * newer agent keeps working with an older server; so is a container or unit of a sample in a state it
+ * does not know (server/hosts/decode.ts), and the agent runs the checks of a poll answer it can read. The agent takes only types from here (its run-time
  * values come from agent-constants.ts): the schema library never loads in it.
  */
 
@@ -29,6 +31,8 @@ export {
   AGENT_TIME_HEADER,
   type AgentCapability,
   agentCapabilities,
+  type ContainerHealth,
+  containerHealths,
   containerStates,
   exceededLimit,
   MAX_BYTES,
@@ -88,7 +92,7 @@ export const containerSchema = z.object({
   /** The image id it runs (`Image`, sha256:…): a new one for the same name is a deploy. */
   imageId: shortText(128),
   state: z.enum(containerStates),
-  health: z.enum(['starting', 'healthy', 'unhealthy']).nullable(),
+  health: z.enum(containerHealths).nullable(),
   /** `RestartCount` of the Engine API: restarts by its restart policy. */
   restarts: z.number().int().nonnegative(),
   exitCode: z.number().int().nullable(),

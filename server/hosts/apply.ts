@@ -26,7 +26,7 @@ export type FramesItem = {
   aheadMs: number;
   /** The host's clock offset measured on this request (clock-ahead.ts), or null when the agent sent none. */
   offsetMs: number | null;
-  frames: Omit<DecodedFrames, 'unknown' | 'invalid'>;
+  frames: Omit<DecodedFrames, 'unknown' | 'invalid' | 'unknownItems'>;
   /** Set by the job that stores it. */
   outcome: FramesOutcome | null;
 };

@@ -18,7 +18,7 @@ export const MAX_AHEAD_MS = 5 * 60_000;
  */
 export const CLOCK_TOLERANCE_MS = 60_000;
 
-type Frames = Omit<DecodedFrames, 'unknown' | 'invalid'>;
+type Frames = Omit<DecodedFrames, 'unknown' | 'invalid' | 'unknownItems'>;
 
 /**
  * The hosts' clocks as their agents send them (AGENT_TIME_HEADER), measured on each request of frames

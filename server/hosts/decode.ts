@@ -1,6 +1,9 @@
 import { createGunzip } from 'node:zlib';
 import type { z } from 'zod';
 import {
+  type ContainerHealth,
+  containerHealths,
+  containerStates,
   type DeclareFrame,
   exceededLimit,
   type FrameKind,
@@ -13,6 +16,7 @@ import {
   type RunFrame,
   requestLimitNames,
   type SampleFrame,
+  unitStates,
 } from '../../protocol/agent.ts';
 import { fieldIssue } from '../../protocol/messages.ts';
 import { formatPath } from '../config/paths.ts';
@@ -33,6 +37,11 @@ export type DecodedFrames = {
   log: LogFrame[];
   unknown: number;
   invalid: string[];
+  /**
+   * Containers and units left out of samples for a state this server does not know (a newer agent's),
+   * each named (`frames[4].units[0].state: maintenance-2`); the rest of the sample is kept.
+   */
+  unknownItems: string[];
 };
 
 /** How many frames of the known kinds `frames` holds. */
@@ -185,6 +194,7 @@ export function parseFrames(json: unknown): DecodedFrames {
     log: [],
     unknown: 0,
     invalid: [],
+    unknownItems: [],
   };
   body.data.frames.forEach((frame, i) => {
     if (!Object.hasOwn(frameSchemas, frame.kind)) {
@@ -192,10 +202,43 @@ export function parseFrames(json: unknown): DecodedFrames {
       return;
     }
     const kind = frame.kind as FrameKind;
-    const parsed = frameSchemas[kind].safeParse(frame);
+    const known = kind === 'sample' ? withKnownStates(frame, i, out.unknownItems) : frame;
+    const parsed = frameSchemas[kind].safeParse(known);
     if (parsed.success) (out[kind] as unknown[]).push(parsed.data);
     else out.invalid.push(fieldText(parsed.error, ['frames', i]));
   });
+  return out;
+}
+
+/**
+ * A sample as this server can read it: what a newer agent may add to a word list of the protocol is
+ * read, not refused with the whole sample (host CPU and memory included). A container or unit in a
+ * state this server does not know is left out (and named in `unknown`): no state it knows means the
+ * same. A container health it does not know reads as null, "no health reported".
+ */
+function withKnownStates(frame: Record<string, unknown>, index: number, unknown: string[]): unknown {
+  const out = { ...frame };
+  const keep = (list: 'containers' | 'units', states: readonly string[]) => {
+    const items = frame[list];
+    if (!Array.isArray(items)) return;
+    out[list] = items.flatMap((item: unknown, j) => {
+      if (typeof item !== 'object' || item === null) return [item];
+      const { state } = item as { state?: unknown };
+      if (typeof state !== 'string' || states.includes(state)) return [item];
+      unknown.push(`frames[${index}].${list}[${j}].state: ${state.slice(0, 64)}`);
+      return [];
+    });
+  };
+  keep('containers', containerStates);
+  keep('units', unitStates);
+  if (Array.isArray(out.containers)) {
+    out.containers = out.containers.map((item: unknown) => {
+      const health = (item as { health?: unknown } | null)?.health;
+      return typeof health === 'string' && !containerHealths.includes(health as ContainerHealth)
+        ? { ...(item as object), health: null }
+        : item;
+    });
+  }
   return out;
 }
 

@@ -66,6 +66,7 @@ export function registerFrames(
   const budget = new DecodeBudget(limits.maxDecodingBytes);
   const clockAhead = clockWarnings(deps);
   const invalidFrames = invalidWarnings(deps);
+  const unknownStates = unknownStateWarnings(deps);
   const queueFull = () => {
     deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
     return unavailable(1, 'the write queue is full');
@@ -124,10 +125,14 @@ export function registerFrames(
           if (error instanceof BudgetExceeded) deps.metrics.ingestRejected.inc({ reason: 'queue_full' });
           throw error;
         });
-        const { unknown, invalid, ...sent } = decoded;
+        const { unknown, invalid, unknownItems, ...sent } = decoded;
         if (invalid.length > 0) {
           deps.metrics.ingestRejected.inc({ reason: 'invalid' }, invalid.length);
           invalidFrames(host, invalid);
+        }
+        if (unknownItems.length > 0) {
+          deps.metrics.agentUnknownFrames.inc(unknownItems.length);
+          unknownStates(host, unknownItems);
         }
         const { frames, skipped: ahead, aheadMs } = leaveOutAhead(placeOnServerClock(sent, offsetMs), at);
         if (ahead > 0) clockAhead(host, aheadMs, ahead);
@@ -179,6 +184,21 @@ function invalidWarnings(deps: Deps): (host: string, invalid: string[]) => void 
     deps.log.warn(`agent frames skipped: they do not parse (${invalid[0]})`, {
       host,
       frames: invalid.length,
+    });
+  };
+}
+
+/**
+ * Says in the log which containers and units of a host's samples were left out for a state this server
+ * does not know (a newer agent), at most once a minute per host.
+ */
+function unknownStateWarnings(deps: Deps): (host: string, items: string[]) => void {
+  const due = oncePerMinute(deps);
+  return (host, items) => {
+    if (!due(host)) return;
+    deps.log.warn(`agent sample items skipped: a state this server does not know (${items[0]})`, {
+      host,
+      items: items.length,
     });
   };
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { containerHealths } from '../../protocol/agent-constants.ts';
 import type { ContainerRow, DiscoveredItem, UnitRow } from '../../protocol/hosts.ts';
 import { all, exists, int, json, mapper, nullable, oneOf, real, text } from '../store/rows.ts';
 import { DISMISSED_LIVE_SQL } from './item-counts.ts';
@@ -18,7 +19,7 @@ const itemRow = mapper({
   name: text,
   state: text,
   subState: nullable(text),
-  health: nullable(oneOf<NonNullable<ContainerRow['health']>>(['starting', 'healthy', 'unhealthy'])),
+  health: nullable(oneOf<NonNullable<ContainerRow['health']>>(containerHealths)),
   restarts: int,
   exitCode: nullable(int),
   image: nullable(text),

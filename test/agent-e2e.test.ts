@@ -124,7 +124,14 @@ test('an agent connects: its host gets data and runs its check; cut off, it spoo
     assert.equal(connected.agent?.connected, true);
     assert.equal(connected.agent?.protocol, AGENT_PROTOCOL);
     assert.equal(cpuMaxOf(connected), 25, 'the fake host is 25% busy');
-    assert.notEqual(connected.now?.memory, null);
+    // The fake host's own /proc (under MON_HOST_ROOT), not the machine's the test runs on.
+    const KiB = 1024;
+    assert.deepEqual(
+      [connected.now?.memory?.total, connected.now?.memory?.used, connected.now?.swap?.total],
+      [16_303_480 * KiB, (16_303_480 - 9_876_540) * KiB, 2_097_148 * KiB],
+      'MemTotal, MemTotal - MemAvailable and SwapTotal of the fixture meminfo',
+    );
+    assert.deepEqual(connected.now?.load, [0.52, 0.58, 0.59], 'the fixture loadavg');
     assert.equal(connected.containers.length, 3);
     assert.equal(connected.units.length, 10);
     assert.equal(checkOf(connected), 'up');

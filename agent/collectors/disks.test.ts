@@ -130,6 +130,25 @@ test('a bind mount listed before the filesystem it comes from still leaves the f
   );
 });
 
+test('a bind mount at a shorter path than the filesystem it comes from still leaves the filesystem at its own mount', () => {
+  // /mnt/storage mounts the filesystem's top; /srv binds its directory /srv, at a shorter path.
+  for (const order of [
+    [
+      '40 22 8:17 / /mnt/storage rw,relatime shared:40 - ext4 /dev/sdb1 rw',
+      '41 22 8:17 /srv /srv rw,relatime shared:40 - ext4 /dev/sdb1 rw',
+    ],
+    [
+      '41 22 8:17 /srv /srv rw,relatime shared:40 - ext4 /dev/sdb1 rw',
+      '40 22 8:17 / /mnt/storage rw,relatime shared:40 - ext4 /dev/sdb1 rw',
+    ],
+  ]) {
+    assert.deepEqual(
+      diskFilesystems(parseMountinfo(`${order.join('\n')}\n`)).map((m) => [m.mountPoint, m.root]),
+      [['/mnt/storage', '/']],
+    );
+  }
+});
+
 test('btrfs subvolumes (no mount of the top) are one filesystem at the shortest mount point', () => {
   const mounts = parseMountinfo(
     '26 1 0:24 /@ / rw,relatime shared:1 - btrfs /dev/nvme0n1p2 rw,ssd,space_cache=v2,subvolid=256,subvol=/@\n' +

@@ -37,8 +37,10 @@ function readerOf(
   t: { after: (fn: () => void) => void },
   socketPath = engine.socketPath,
   timeoutMs?: number,
+  monotonic = () => clock.now(),
 ) {
-  const reader = createContainerReader({ socketPath, ...(timeoutMs ? { timeoutMs } : {}) });
+  // The test's clock stands for the monotonic one too: time passes alike on both unless a test says.
+  const reader = createContainerReader({ socketPath, ...(timeoutMs ? { timeoutMs } : {}), monotonic });
   t.after(() => reader.close());
   return reader;
 }
@@ -141,6 +143,23 @@ test('CPU is percent of ONE CPU from total_usage over the wall time between two 
   assert.ok(Math.abs((second.get('idle')?.cpu ?? 0) - 1) < 1e-9);
 
   await clock.advance(15_000);
+  busy.cpuUsageNs += 7.5e9;
+  assert.equal((await sampleOf(reader)).get('busy')?.cpu, 50);
+});
+
+test("CPU is over the monotonic time between samples: the daemon's clock set back changes nothing", async (t) => {
+  const busy = engine.add({ name: 'busy', cpuUsageNs: 5e12 });
+  let monotonic = 0;
+  const reader = readerOf(t, engine.socketPath, undefined, () => monotonic);
+  await sampleOf(reader);
+  // 15 s pass, but the host's clock (the daemon's `read` time, the sample's time stamp) was set back
+  // by as much: its wall time did not move.
+  monotonic += 15_000;
+  busy.cpuUsageNs += 15e9;
+  assert.equal((await sampleOf(reader)).get('busy')?.cpu, 100);
+  // And stepped forward an hour: still 15 s of the monotonic clock.
+  await clock.advance(3_600_000);
+  monotonic += 15_000;
   busy.cpuUsageNs += 7.5e9;
   assert.equal((await sampleOf(reader)).get('busy')?.cpu, 50);
 });

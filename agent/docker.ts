@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerSample } from '../protocol/agent.ts';
+import { monotonicMs } from './collectors/rates.ts';
 import {
   apiVersionFor,
   type ContainerInspectResponse,
@@ -31,9 +32,10 @@ import { createEngineClient } from './docker/engine.ts';
  *   container's text changes at every sample, so a restart is seen in the sample that follows it even
  *   when the state reads `running` both times. With 50 settled containers that is about 13 inspects a
  *   sample instead of 50.
- * - CPU is percent of ONE CPU: the growth of `cpu_stats.cpu_usage.total_usage` (ns) over the wall time
- *   between this reader's previous stats answer for the container and this one (each answer's `read`
- *   time), × 100. One-shot stats carry no `precpu_stats`, so the previous figure is the reader's own;
+ * - CPU is percent of ONE CPU: the growth of `cpu_stats.cpu_usage.total_usage` (ns) over the time
+ *   between this reader's previous stats answer for the container and this one, × 100. That time is
+ *   the agent's monotonic clock's when each answer came (not the answers' `read` time, the daemon's
+ *   wall clock, which may step). One-shot stats carry no `precpu_stats`, so the previous figure is the reader's own;
  *   a container's first sample, and its first after a restart, have none.
  *
  * Measured with 50 containers on the Engine API double (agent/fixtures/docker-engine.ts, in a process
@@ -91,7 +93,10 @@ export function createContainerReader(options: {
   socketPath: string;
   /** Deadline of each request to the runtime. */
   timeoutMs?: number;
+  /** A monotonic clock in ms for the time between samples (collectors/rates.ts's `monotonicMs`). */
+  monotonic?: () => number;
 }): ContainerReader {
+  const monotonic = options.monotonic ?? monotonicMs;
   const engine = createEngineClient({
     socketPath: options.socketPath,
     timeoutMs: options.timeoutMs ?? 5000,
@@ -127,12 +132,13 @@ export function createContainerReader(options: {
     }
   }
 
-  async function statsOf(id: string): Promise<ContainerStatsResponse | null> {
+  /** The container's stats and when they came (monotonic), or null. */
+  async function statsOf(id: string): Promise<{ body: ContainerStatsResponse; at: number } | null> {
     try {
       const { status, body } = await engine.get(
         `${prefix}/containers/${id}/stats?stream=false&one-shot=true`,
       );
-      return status === 200 ? ((body ?? {}) as ContainerStatsResponse) : null;
+      return status === 200 ? { body: (body ?? {}) as ContainerStatsResponse, at: monotonic() } : null;
     } catch {
       return null;
     }
@@ -140,12 +146,11 @@ export function createContainerReader(options: {
 
   function cpuOf(
     id: string,
-    stats: ContainerStatsResponse,
+    stats: { body: ContainerStatsResponse; at: number },
     startedAt: number | null,
-    ts: number,
   ): number | null {
-    const usage = cpuUsageOf(stats);
-    const at = engineTime(stats.read) ?? ts;
+    const usage = cpuUsageOf(stats.body);
+    const { at } = stats;
     const before = cpuMarks.get(id);
     if (usage === null) {
       cpuMarks.delete(id);
@@ -181,8 +186,8 @@ export function createContainerReader(options: {
       oomKilled: body.State?.OOMKilled === true,
       startedAt,
       finishedAt: engineTime(body.State?.FinishedAt),
-      cpu: stats ? cpuOf(id, stats, startedAt, ts) : null,
-      memory: stats ? memoryWithoutCache(stats) : null,
+      cpu: stats ? cpuOf(id, stats, startedAt) : null,
+      memory: stats ? memoryWithoutCache(stats.body) : null,
       labels: labelsOf(summary.Labels),
     };
   }

@@ -95,22 +95,25 @@ test('systemctl runs with the environment it is given: without MON_*, so never w
   assert.ok(names.includes('PATH') && names.includes('SYSTEMD_PAGER') && names.includes('LC_ALL'));
 });
 
-test('CPU is percent of one CPU from CPUUsageNSec over the wall time between samples', async (t) => {
+test('CPU is percent of one CPU from CPUUsageNSec over the monotonic time between samples, whatever the wall clock does', async (t) => {
+  // The monotonic clock; the samples' time stamps (the wall clock) step back and forth below.
   const clock = new FakeClock();
+  const wall = [clock.now(), clock.now() - 3_600_000, clock.now() + 86_400_000, clock.now()];
   const fake = fakeOf(t);
-  const reader = createUnitReader({ systemctl: fake.systemctl, env });
+  const reader = createUnitReader({ systemctl: fake.systemctl, env, monotonic: () => clock.now() });
   const unit = (name: string) => {
     const found = fake.units.find((u) => u.name === name);
     assert.ok(found);
     return found;
   };
-  assert.equal((await readAll(reader, clock.now())).get('nginx.service')?.cpu, null, 'first sample');
+  assert.equal((await readAll(reader, wall[0]!)).get('nginx.service')?.cpu, null, 'first sample');
 
   await clock.advance(15_000);
   unit('nginx.service').cpuNsec! += 1.5e9; // 1.5 s of CPU in 15 s
   unit('postgresql@16-main.service').cpuNsec! += 45e9; // three cores busy
   fake.write();
-  const second = await readAll(reader, clock.now());
+  // NTP set the clock back an hour meanwhile: 15 s passed all the same.
+  const second = await readAll(reader, wall[1]!);
   assert.equal(second.get('nginx.service')?.cpu, 10);
   assert.equal(second.get('postgresql@16-main.service')?.cpu, 300);
   assert.equal(second.get('redis-server.service')?.cpu, 0);
@@ -120,14 +123,14 @@ test('CPU is percent of one CPU from CPUUsageNSec over the wall time between sam
   Object.assign(unit('nginx.service'), { cpuNsec: 2e8, restarts: 1 });
   unit('redis-server.service').cpuNsec = null; // accounting turned off
   fake.write();
-  const third = await readAll(reader, clock.now());
+  const third = await readAll(reader, wall[2]!);
   assert.deepEqual([third.get('nginx.service')?.cpu, third.get('nginx.service')?.restarts], [null, 1]);
   assert.equal(third.get('redis-server.service')?.cpu, null);
 
   await clock.advance(15_000);
   unit('nginx.service').cpuNsec! += 7.5e8;
   fake.write();
-  assert.equal((await readAll(reader, clock.now())).get('nginx.service')?.cpu, 5);
+  assert.equal((await readAll(reader, wall[3]!)).get('nginx.service')?.cpu, 5);
 });
 
 test('a unit that fails shows as failed with its restarts, and one that goes away is dropped', async (t) => {

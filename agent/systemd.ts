@@ -3,6 +3,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import type { UnitSample } from '../protocol/agent.ts';
 import { unitStates } from '../protocol/agent-constants.ts';
+import { monotonicMs } from './collectors/rates.ts';
 
 /**
  * systemd services through one `systemctl show` per sample (docs/host-metrics.md, "systemd units"):
@@ -111,28 +112,32 @@ export type UnitReaderOptions = {
   env: NodeJS.ProcessEnv;
   systemctl?: string;
   hostRoot?: string;
+  /** A monotonic clock in ms for the time between samples (collectors/rates.ts's `monotonicMs`). */
+  monotonic?: () => number;
 };
 
 export function createUnitReader(options: UnitReaderOptions): UnitReader {
   const { env } = options;
   const systemctl = options.systemctl ?? 'systemctl';
   const hostRoot = options.hostRoot ?? '/';
+  const monotonic = options.monotonic ?? monotonicMs;
   const cpuMarks = new Map<string, CpuMark>();
   let lastProblem: string | null = null;
 
-  function cpuOf(name: string, nsec: number | null, ts: number): number | null {
+  /** `at`: when systemctl answered, on the monotonic clock (a step of the wall clock is no CPU time). */
+  function cpuOf(name: string, nsec: number | null, at: number): number | null {
     const before = cpuMarks.get(name);
     if (nsec === null) {
       cpuMarks.delete(name);
       return null;
     }
-    cpuMarks.set(name, { nsec, at: ts });
-    if (!before || nsec < before.nsec || ts <= before.at) return null;
-    return ((nsec - before.nsec) / ((ts - before.at) * 1e6)) * 100;
+    cpuMarks.set(name, { nsec, at });
+    if (!before || nsec < before.nsec || at <= before.at) return null;
+    return ((nsec - before.nsec) / ((at - before.at) * 1e6)) * 100;
   }
 
   return {
-    async read(ts) {
+    async read() {
       const how = systemctlCommand(hostRoot, systemctl, env);
       const answer =
         'problem' in how
@@ -145,12 +150,13 @@ export function createUnitReader(options: UnitReaderOptions): UnitReader {
         return null;
       }
       lastProblem = null;
+      const at = monotonic();
       const units: UnitSample[] = [];
       for (const block of blocks.slice(0, MAX_UNITS)) {
         const parsed = unitOf(block);
         if (!parsed) continue;
         const { cpuNsec, ...unit } = parsed;
-        units.push({ ...unit, cpu: cpuOf(unit.name, cpuNsec, ts) });
+        units.push({ ...unit, cpu: cpuOf(unit.name, cpuNsec, at) });
       }
       const seen = new Set(units.map((unit) => unit.name));
       for (const name of cpuMarks.keys()) if (!seen.has(name)) cpuMarks.delete(name);

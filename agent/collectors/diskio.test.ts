@@ -32,9 +32,21 @@ const later = diskstatsText(laterRows);
 const laterWithSda = (read: number, written: number) =>
   diskstatsText(laterRows.map((row): Row => (row[2] === 'sda' ? [8, 0, 'sda', read, written] : row)));
 
+/** The collector on a monotonic clock the test sets: `read(ms)` reads at `ms` of it. */
+function diskIoAt(root: string) {
+  let now = 0;
+  const collector = createDiskIoCollector(root, () => now);
+  return {
+    read: (ms: number) => {
+      now = ms;
+      return collector.read();
+    },
+  };
+}
+
 test('bytes per second over the physical disks only (sda and nvme0n1); the first reading is null', async () => {
   const copy = await modernCopy();
-  const io = createDiskIoCollector(copy.root);
+  const io = diskIoAt(copy.root);
   assert.equal(await io.read(1_000_000), null);
   await copy.write('/proc/diskstats', later);
   // Read: (3000 + 6000) sectors × 512 B / 15 s; written: (1500 + 4500) × 512 / 15. Partitions, md0,
@@ -44,7 +56,7 @@ test('bytes per second over the physical disks only (sda and nvme0n1); the first
 
 test('a disk whose counters went back is left out of that interval only', async () => {
   const copy = await modernCopy();
-  const io = createDiskIoCollector(copy.root);
+  const io = diskIoAt(copy.root);
   await io.read(0);
   await copy.write('/proc/diskstats', laterWithSda(80, 80));
   // Only nvme0n1: 6000 × 512 / 15 and 4500 × 512 / 15.
@@ -56,7 +68,7 @@ test('a disk whose counters went back is left out of that interval only', async 
 
 test('a disk that appears between two readings starts counting at the next one', async () => {
   const copy = await modernCopy();
-  const io = createDiskIoCollector(copy.root);
+  const io = diskIoAt(copy.root);
   await copy.write('/proc/diskstats', diskstatsText([[8, 0, 'sda', 1000, 1000]]));
   await io.read(0);
   await copy.write(
@@ -73,13 +85,13 @@ test('without sysfs under the root no disk is known physical: null, not a false 
   const copy = await copyOfFixture('old-kernel');
   removals.push(copy.remove);
   await copy.write('/proc/diskstats', diskstatsText([[8, 0, 'sda', 1000, 1000]]));
-  const io = createDiskIoCollector(copy.root);
+  const io = diskIoAt(copy.root);
   assert.equal(await io.read(0), null);
   assert.equal(await io.read(15_000), null);
 });
 
 test('a missing diskstats gives null', async () => {
-  const io = createDiskIoCollector('/nonexistent-host-root');
+  const io = diskIoAt('/nonexistent-host-root');
   assert.equal(await io.read(0), null);
   assert.equal(await io.read(15_000), null);
 });

@@ -23,7 +23,8 @@ import { type Counters, createCounterRates } from './rates.ts';
 
 const virtualNames = /^(loop|ram|zram|md|dm-|nbd|rbd|sr|fd)/;
 
-export function createDiskIoCollector(root: string) {
+/** `now`: a monotonic clock in ms (rates.ts). */
+export function createDiskIoCollector(root: string, now?: () => number) {
   // diskstats writes `cciss/c0d0` where sysfs has `cciss!c0d0`.
   const sysBlock = (name: string) => join(root, '/sys/block', name.replaceAll('/', '!'));
   const rates = createCounterRates(
@@ -33,10 +34,11 @@ export function createDiskIoCollector(root: string) {
       !virtualNames.test(name) &&
       (await exists(join(sysBlock(name), 'device'))) &&
       !(await exists(join(sysBlock(name), 'partition'))),
+    now,
   );
   return {
-    async read(ts: number): Promise<SampleFrame['diskIo']> {
-      const bytes = await rates(ts);
+    async read(): Promise<SampleFrame['diskIo']> {
+      const bytes = await rates();
       return bytes && { readBps: bytes.a, writeBps: bytes.b };
     },
   };

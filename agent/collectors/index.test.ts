@@ -10,26 +10,35 @@ after(() => Promise.all(removals.map((remove) => remove())));
 const GiB = 1024 ** 3;
 const KB = 1024;
 
-test('two samples of the modern host: every part, the second with rates, valid as a sample frame', async () => {
+test('two samples of the modern host: every part, the second with rates over the monotonic clock, valid as a sample frame', async () => {
   const copy = await copyOfFixture('modern');
   removals.push(copy.remove);
   const { statfs } = statfsTable(copy.root, {
     '/': { bsize: 4096, blocks: (100 * GiB) / 4096, bfree: (60 * GiB) / 4096, bavail: (55 * GiB) / 4096 },
   });
   const errors: unknown[] = [];
-  const sampler = createHostSampler({ root: copy.root, statfs, onError: (_, error) => errors.push(error) });
+  let monotonic = 0;
+  const sampler = createHostSampler({
+    root: copy.root,
+    statfs,
+    onError: (_, error) => errors.push(error),
+    monotonic: () => monotonic,
+  });
 
-  const first = await sampler.sample(1_000_000);
+  const first = await sampler.sample(10_000_000);
   assert.deepEqual([first.cpu, first.diskIo, first.net], [null, null, null]);
 
   await copy.write('/proc/stat', 'cpu  10600 520 3200 81000 1100 110 220 350 4500 110\n');
   await copy.write('/proc/diskstats', diskstatsText([[8, 0, 'sda', 1000000 + 7500, 2000000 + 3000]]));
   await copy.write('/proc/1/net/dev', netDevText([['eth0', 10000000 + 30000, 2000000 + 15000]]));
   await copy.write('/proc/loadavg', '1.25 0.75 0.50 3/470 12399\n');
-  const second = await sampler.sample(1_015_000);
+  // 15 s later, though the wall clock was set back an hour meanwhile (NTP at boot): the rates are over
+  // the 15 s, and the sample is stamped with the wall clock's time.
+  monotonic += 15_000;
+  const second = await sampler.sample(10_000_000 - 3_600_000);
   assert.deepEqual(second, {
     kind: 'sample',
-    ts: 1_015_000,
+    ts: 10_000_000 - 3_600_000,
     cpu: 42.5,
     memory: { used: (16303480 - 9876540) * KB, total: 16303480 * KB },
     swap: { used: (2097148 - 1835004) * KB, total: 2097148 * KB },

@@ -29,6 +29,8 @@ export type HostSamplerOptions = {
   onStuckDisk?: (mountPoint: string, stuck: boolean) => void;
   /** Told about an unexpected error of a collector (the agent logs it). */
   onError?: (collector: string, error: unknown) => void;
+  /** A monotonic clock in ms for the time between samples (rates.ts's `monotonicMs`). */
+  monotonic?: () => number;
 };
 
 /** The collector's answer, or `fallback` when it throws (told to `onError`): one collector's fault costs only its part. */
@@ -55,8 +57,8 @@ export function createHostSampler(options: HostSamplerOptions) {
     deadlineMs: options.statfsDeadlineMs,
     onStuck: options.onStuckDisk,
   });
-  const diskIo = createDiskIoCollector(root);
-  const net = createNetworkCollector(root);
+  const diskIo = createDiskIoCollector(root, options.monotonic);
+  const net = createNetworkCollector(root, options.monotonic);
   const temperatures = createTemperatureCollector(root);
   const noMemory: MemoryReading = { memory: null, swap: null };
 
@@ -70,8 +72,8 @@ export function createHostSampler(options: HostSamplerOptions) {
         safely('cpu', () => cpu.read(), null),
         safely('memory', () => readMemory(root), noMemory),
         safely('disks', () => disks.read(), []),
-        safely('diskio', () => diskIo.read(ts), null),
-        safely('network', () => net.read(ts), null),
+        safely('diskio', () => diskIo.read(), null),
+        safely('network', () => net.read(), null),
         safely('load', () => readLoad(root), null),
         safely('temperatures', () => temperatures.read(), []),
       ]);

@@ -31,9 +31,21 @@ async function modernCopy() {
   return copy;
 }
 
+/** The collector on a monotonic clock the test sets: `read(ms)` reads at `ms` of it. */
+function networkAt(root: string) {
+  let now = 0;
+  const collector = createNetworkCollector(root, () => now);
+  return {
+    read: (ms: number) => {
+      now = ms;
+      return collector.read();
+    },
+  };
+}
+
 test('bytes per second over the physical cards only, bond members once; the first reading is null', async () => {
   const copy = await modernCopy();
-  const net = createNetworkCollector(copy.root);
+  const net = networkAt(copy.root);
   assert.equal(await net.read(1_000_000), null);
   await copy.write('/proc/1/net/dev', netDevText(laterRows));
   // eth0 + enp3s0 + eth1 + eth2: received (1500000 + 150000 + 600000 + 300000) / 15 s, sent
@@ -97,7 +109,7 @@ test('each rule alone leaves a card out, for a sysfs whose entries are plain dir
 
 test('a card whose counters went back is left out of that interval only', async () => {
   const copy = await modernCopy();
-  const net = createNetworkCollector(copy.root);
+  const net = networkAt(copy.root);
   await net.read(0);
   const reset = laterRows.map((row): Row => (row[0] === 'eth0' ? ['eth0', 1000, 100] : row));
   await copy.write('/proc/1/net/dev', netDevText(reset));
@@ -110,19 +122,19 @@ test('a card whose counters went back is left out of that interval only', async 
 });
 
 test('two readings at the same time give null, not an infinite rate', async () => {
-  const net = createNetworkCollector(fixtureRoot('modern'));
+  const net = networkAt(fixtureRoot('modern'));
   await net.read(5000);
   assert.equal(await net.read(5000), null);
 });
 
 test('no network counters or no sysfs under the root: null', async () => {
-  const missing = createNetworkCollector('/nonexistent-host-root');
+  const missing = networkAt('/nonexistent-host-root');
   assert.equal(await missing.read(0), null);
   assert.equal(await missing.read(15_000), null);
   const copy = await copyOfFixture('old-kernel');
   removals.push(copy.remove);
   await copy.write('/proc/1/net/dev', netDevText([['eth0', 1, 1]]));
-  const withoutSysfs = createNetworkCollector(copy.root);
+  const withoutSysfs = networkAt(copy.root);
   assert.equal(await withoutSysfs.read(0), null);
   await copy.write('/proc/1/net/dev', netDevText([['eth0', 15001, 15001]]));
   assert.equal(await withoutSysfs.read(15_000), null);
@@ -131,7 +143,7 @@ test('no network counters or no sysfs under the root: null', async () => {
 test('Azure accelerated networking: the fast-path card under the Hyper-V card is not counted again', async () => {
   const copy = await copyOfFixture('azure');
   removals.push(copy.remove);
-  const net = createNetworkCollector(copy.root);
+  const net = networkAt(copy.root);
   assert.equal(await net.read(0), null);
   // 1.5 MB in and 3 MB out over 15 s, nearly all through the VF: netvsc's eth0 counts it too.
   await copy.write(

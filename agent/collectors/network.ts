@@ -78,13 +78,17 @@ export async function isPhysicalCard(name: string, dir: string, depth = 0): Prom
   return !(await isPhysicalCard(masterName, join(dirname(dir), masterName), depth + 1));
 }
 
-export function createNetworkCollector(root: string) {
-  const rates = createCounterRates(join(root, '/proc/1/net/dev'), parseNetDev, (name) =>
-    isPhysicalCard(name, join(root, '/sys/class/net', name)),
+/** `now`: a monotonic clock in ms (rates.ts). */
+export function createNetworkCollector(root: string, now?: () => number) {
+  const rates = createCounterRates(
+    join(root, '/proc/1/net/dev'),
+    parseNetDev,
+    (name) => isPhysicalCard(name, join(root, '/sys/class/net', name)),
+    now,
   );
   return {
-    async read(ts: number): Promise<SampleFrame['net']> {
-      const bytes = await rates(ts);
+    async read(): Promise<SampleFrame['net']> {
+      const bytes = await rates();
       return bytes && { rxBps: bytes.a, txBps: bytes.b };
     },
   };

@@ -7,14 +7,22 @@ import { readText, roundTo } from './files.ts';
  * wrapped) cannot be measured for this interval; both are left out of it and count from the next.
  */
 
+/**
+ * Milliseconds of a monotonic clock (the process's), for the time between two readings of a counter:
+ * the wall clock may step (NTP at boot, a date set by hand) and would make a rate of that step. The
+ * samples' time stamps stay the wall clock's.
+ */
+export const monotonicMs = (): number => performance.now();
+
 /** Two byte counters of a device: read and written, or received and sent. */
 export type Counters = { a: number; b: number };
-export type Reading = { ts: number; devices: Map<string, Counters> };
+/** `at`: when the counters were read, on a monotonic clock (ms). */
+export type Reading = { at: number; devices: Map<string, Counters> };
 
 /** The summed rates of the devices measured in both readings; null on the first reading or without time. */
 export function counterRates(before: Reading | null, after: Reading): { a: number; b: number } | null {
   if (before === null) return null;
-  const seconds = (after.ts - before.ts) / 1000;
+  const seconds = (after.at - before.at) / 1000;
   if (!(seconds > 0)) return null;
   let a = 0;
   let b = 0;
@@ -49,23 +57,26 @@ export function createNameCache(decide: (name: string) => Promise<boolean>) {
 }
 
 /**
- * Rates of the devices of a counters file (`path`, read by `parse`) that `counts` keeps: null on the
- * first reading, when the file cannot be read, and when no device is kept.
+ * Rates of the devices of a counters file (`path`, read by `parse`) that `counts` keeps, over the
+ * time between two calls on `now` (monotonicMs): null on the first reading, when the file cannot be
+ * read, and when no device is kept.
  */
 export function createCounterRates(
   path: string,
   parse: (text: string) => Map<string, Counters>,
   counts: (name: string) => Promise<boolean>,
+  now: () => number = monotonicMs,
 ) {
   const kept = createNameCache(counts);
   let previous: Reading | null = null;
-  return async (ts: number): Promise<{ a: number; b: number } | null> => {
+  return async (): Promise<{ a: number; b: number } | null> => {
     const text = await readText(path);
+    const at = now();
     const rows = text === null ? new Map<string, Counters>() : parse(text);
     const devices = new Map<string, Counters>();
     for (const name of await kept.keep([...rows.keys()])) devices.set(name, rows.get(name)!);
     const before = previous;
-    previous = devices.size > 0 ? { ts, devices } : null;
+    previous = devices.size > 0 ? { at, devices } : null;
     return previous && counterRates(before, previous);
   };
 }

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { DeclareFrame, HelloFrame, SampleFrame } from '../protocol/agent.ts';
+import { gunzipSync } from 'node:zlib';
+import type { DeclareFrame, HelloFrame, RunFrame, SampleFrame } from '../protocol/agent.ts';
 import { tempDir, within } from '../server/testing.ts';
+import { delayToPhase } from './checks.ts';
 import { startEngineDouble } from './fixtures/docker-engine.ts';
 import { startAgentProcess, startStandInServer, testToken } from './fixtures/stand-in-server.ts';
 
@@ -162,5 +164,69 @@ test('DOCKER_HOST names the runtime socket the agent reads (Podman, rootless Doc
     await server.close();
     await engine.close();
     state.remove();
+  }
+});
+
+test('a command check gets the agent environment without MON_*: a secret in it stays on the host, the command line as written goes to mon', async () => {
+  const dir = tempDir('mon-agent-checks-');
+  const checksFile = join(dir.dir, 'checks.toml');
+  writeFileSync(
+    checksFile,
+    [
+      '[[check]]',
+      'name = "db-login"',
+      'service = "shop"',
+      // The value stays in the environment; the command names it, as `$DB_PASSWORD` would be passed on.
+      `command = '''test -n "$DB_PASSWORD" && echo "password of \${#DB_PASSWORD} characters, token \${MON_TOKEN:-not set}"'''`,
+      'from = "web-1"',
+      'every = "10s"',
+      '',
+    ].join('\n'),
+  );
+  // An id whose run comes about 3 s from now (each check runs at a point of its interval its id decides).
+  const id = Array.from({ length: 1000 }, (_, i) => `k${i}`).find((k) => {
+    const delay = delayToPhase(k, 10_000, Date.now());
+    return delay > 3000 && delay < 4000;
+  })!;
+  const server = await startStandInServer({
+    host: 'web-1',
+    settings: { sampleEveryMs: 300 },
+    checks: [],
+    commands: [{ id, name: 'db-login' }],
+  });
+  const state = tempDir('mon-agent-state-');
+  const agent = startAgentProcess(process.execPath, ['agent/main.ts'], {
+    cwd: repo,
+    env: {
+      PATH: process.env.PATH,
+      // As /etc/mon-agent/env gives it to the agent (EnvironmentFile=, or `set -a; . …` in Docker).
+      DB_PASSWORD: 's3cret-value',
+      MON_SERVER: server.url,
+      MON_TOKEN: testToken,
+      MON_HOST_ROOT: hostRoot,
+      MON_STATE_DIR: state.dir,
+      MON_CHECKS: checksFile,
+    },
+  });
+  const frames = () => server.posts().flatMap((post) => server.framesOf(post));
+  try {
+    await within(15_000, 'a run of the command check', () => frames().some((f) => f.kind === 'run'));
+    const run = frames().find((f): f is RunFrame => f.kind === 'run');
+    assert.deepEqual(
+      [run?.id, run?.status, run?.detail],
+      [id, 'up', 'password of 12 characters, token not set'],
+    );
+    const declare = frames().find((f): f is DeclareFrame => f.kind === 'declare');
+    // The declaration carries the command line as written (shown to whoever may read the check), and
+    // no request carries the value.
+    assert.match(declare?.checks[0]?.command ?? '', /^test -n "\$DB_PASSWORD" && echo/);
+    for (const post of server.posts()) assert.ok(!gunzipSync(post.bytes).toString().includes('s3cret-value'));
+    agent.child.kill('SIGTERM');
+    assert.deepEqual(await agent.exited, [0, null]);
+  } finally {
+    agent.kill();
+    await server.close();
+    state.remove();
+    dir.remove();
   }
 });

@@ -10,9 +10,13 @@ import { readText, roundTo } from './files.ts';
 /**
  * Milliseconds of a monotonic clock (the process's), for the time between two readings of a counter:
  * the wall clock may step (NTP at boot, a date set by hand) and would make a rate of that step. The
- * samples' time stamps stay the wall clock's.
+ * samples' time stamps stay the wall clock's. `process.hrtime`, not `performance.now()`, whose first
+ * use loads Node's performance modules (11 of them) into the agent.
  */
-export const monotonicMs = (): number => performance.now();
+export const monotonicMs = (): number => {
+  const [seconds, nanoseconds] = process.hrtime();
+  return seconds * 1000 + nanoseconds / 1e6;
+};
 
 /** Two byte counters of a device: read and written, or received and sent. */
 export type Counters = { a: number; b: number };

@@ -13,6 +13,9 @@ export const AGENT_PROTOCOL = 1;
  * behavior 4: agents must be updated before they get ping checks or request headers).
  */
 export const agentCapabilities = ['ping', 'headers'] as const;
+// A new check kind needs a capability of its own too: an agent without it is then not given the check,
+// and the check says why on the server. An agent given a kind it does not know only leaves the check
+// out and says so in its log (agent/poll-answer.ts): no run tells the server.
 export type AgentCapability = (typeof agentCapabilities)[number];
 
 /**

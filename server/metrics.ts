@@ -1,6 +1,8 @@
+import { statSync } from 'node:fs';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { storedCheckKinds } from '../protocol/check.ts';
 import { runStatuses } from '../protocol/reads.ts';
+import { housekeepingJobs } from './housekeeping.ts';
 import { type CheckSample, checkSeriesText } from './metrics-checks.ts';
 
 export const ingestEndpoints = ['tracker', 'ping', 'deploy', 'change', 'agent'] as const;
@@ -20,6 +22,7 @@ export const rejectReasons = [
 export function createMetrics() {
   const registry = new Registry();
   let checks: () => readonly CheckSample[] = () => [];
+  let database: string | null = null;
   const metrics = {
     registry,
     checkRuns: new Counter({
@@ -66,6 +69,29 @@ export function createMetrics() {
       labelNames: ['engine'] as const,
       registers: [registry],
     }),
+    dbBytes: new Gauge({
+      name: 'mon_db_bytes',
+      help: 'Size of the database file (db) and of its write-ahead log (wal), at the scrape.',
+      labelNames: ['file'] as const,
+      registers: [registry],
+      collect() {
+        if (database === null) return;
+        this.set({ file: 'db' }, sizeOf(database));
+        this.set({ file: 'wal' }, sizeOf(`${database}-wal`));
+      },
+    }),
+    housekeepingDuration: new Gauge({
+      name: 'mon_housekeeping_duration_seconds',
+      help: "How long the job's last housekeeping pass took.",
+      labelNames: ['job'] as const,
+      registers: [registry],
+    }),
+    housekeepingLastSuccess: new Gauge({
+      name: 'mon_housekeeping_last_success_timestamp_seconds',
+      help: "When the job's last housekeeping pass that succeeded began (0: none since start).",
+      labelNames: ['job'] as const,
+      registers: [registry],
+    }),
   };
   // Start labelled series at zero so every metric shows from the first scrape.
   for (const endpoint of ingestEndpoints) metrics.ingestAccepted.inc({ endpoint }, 0);
@@ -74,8 +100,17 @@ export function createMetrics() {
     for (const status of runStatuses) metrics.checkRuns.inc({ kind, status }, 0);
   }
   metrics.engineUp.set({ engine: 'checks' }, 0);
+  for (const file of ['db', 'wal']) metrics.dbBytes.set({ file }, 0);
+  for (const job of housekeepingJobs) {
+    metrics.housekeepingDuration.set({ job }, 0);
+    metrics.housekeepingLastSuccess.set({ job }, 0);
+  }
   return {
     ...metrics,
+    /** The database file whose size, and its WAL's, `mon_db_bytes` shows at each scrape. */
+    showDatabase(file: string): void {
+      database = file;
+    },
     /** Where the per-check series come from: the check engine's checks, as they are in memory. */
     showChecks(source: () => readonly CheckSample[]): void {
       checks = source;
@@ -88,3 +123,12 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** A file's size, 0 when it is not there (no WAL yet, or truncated away at a close). */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

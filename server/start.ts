@@ -85,7 +85,9 @@ export async function createServer(options: ServerOptions): Promise<Server> {
   const writeFailures = logSummary<string>(clock, (error, count) =>
     log.error('a write transaction failed', { error, count }),
   );
-  const store = openStore(join(options.dataDir, 'mon.db'), {
+  const database = join(options.dataDir, 'mon.db');
+  metrics.showDatabase(database);
+  const store = openStore(database, {
     checkpointInBackground: true,
     syncInBackground: true,
     ...options.store,

@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { type TestContext, test } from 'node:test';
 import type { AnalyticsList } from '../../protocol/analytics.ts';
 import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
+import { FIRST_PASS_DELAY_MS } from '../housekeeping.ts';
 import { migrate, migrationFiles } from '../store/db.ts';
 import { type TestServer, tempDir, within } from '../testing.ts';
 import {
@@ -18,7 +19,7 @@ import {
 } from './block-writes.ts';
 import { nextBlock } from './blocks.ts';
 import { blocksWritten } from './blocks-written.ts';
-import { FIRST_PASS_DELAY_MS, pruneAnalytics } from './housekeeping.ts';
+import { pruneAnalytics } from './housekeeping.ts';
 import { spanPieces } from './pieces.ts';
 import { readSpan } from './ranges.ts';
 import { readServer, writeDims, writeErrorGroup, writeVitals } from './read-testkit.ts';

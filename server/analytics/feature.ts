@@ -57,5 +57,6 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
       await queue.close();
     },
   };
-  return { feature, sites };
+  // `pruned`: resolves once the housekeeping pass under way, if any, is done.
+  return { feature, sites, pruned: housekeeping.idle };
 }

@@ -1,7 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { HOUR, MINUTE } from '../../protocol/durations.ts';
-import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { housekeeping } from '../housekeeping.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
 import { all, int, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
@@ -150,54 +149,30 @@ export async function pruneAnalytics(
   );
 }
 
-/** The first pass runs this long after start: a restarted server deletes due salts without waiting an hour. */
-export const FIRST_PASS_DELAY_MS = MINUTE;
-
 /**
- * A minute after start, then every hour, on one clock timer: the visitor-id salts older than 48 hours
- * (`visitors.prune`), then `pruneAnalytics`, then the blocks of the days over since the last pass
+ * A minute after start, then every hour (server/housekeeping.ts): the visitor-id salts older than 48
+ * hours (`visitors.prune`), then `pruneAnalytics`, then the blocks of the days over since the last pass
  * (`writeDayBlocks`: on a database from before blocks, all of them, oldest first). Salts go first and
  * on their own: while a salt is kept, a day's visitor ids can be recomputed from addresses, so a
  * failing row pruning must not keep them.
  */
 export function createAnalyticsHousekeeping(deps: Deps, visitors: VisitorIds) {
-  let timer: TimerHandle | null = null;
-  let pass: Promise<void> = Promise.resolve();
   /** The cutoff of the last pass that finished: everything older is gone. */
   let prunedBefore = 0;
-  const prune = async () => {
-    const now = deps.clock.now();
-    try {
-      await visitors.prune(now);
-    } catch (error) {
-      deps.log.warn('analytics salts not pruned', { error: String(error) });
-    }
-    try {
-      await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
-      prunedBefore = now - RAW_RETENTION_MS;
-    } catch (error) {
-      deps.log.warn('analytics data not pruned', { error: String(error) });
-    }
-    try {
-      await writeDayBlocks(deps.store.writer, { now, stopped: () => timer === null });
-    } catch (error) {
-      deps.log.warn('analytics blocks of days not written', { error: String(error) });
-    }
-  };
-  const plan = (delayMs: number) => {
-    timer = deps.clock.setTimeout(() => {
-      pass = prune().finally(() => {
-        if (timer !== null) plan(HOUR);
-      });
-    }, delayMs);
-  };
-  return {
-    start: () => plan(FIRST_PASS_DELAY_MS),
-    stop() {
-      if (timer) deps.clock.clearTimeout(timer);
-      timer = null;
+  const job = housekeeping(deps, 'analytics', ({ now, stopped }) => [
+    { failed: 'analytics salts not pruned', run: () => visitors.prune(now) },
+    {
+      failed: 'analytics data not pruned',
+      run: async () => {
+        const done = await pruneAnalytics(deps, { now, pagesFrom: prunedBefore });
+        prunedBefore = now - RAW_RETENTION_MS;
+        return done;
+      },
     },
-    /** Resolves once the pass under way, if any, is done. */
-    idle: () => pass,
-  };
+    {
+      failed: 'analytics blocks of days not written',
+      run: () => writeDayBlocks(deps.store.writer, { now, stopped }),
+    },
+  ]);
+  return { start: job.start, stop: job.stop, idle: job.idle };
 }

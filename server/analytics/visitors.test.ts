@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { DAY, HOUR } from '../../protocol/durations.ts';
+import { FakeClock } from '../clock.ts';
+import { FIRST_PASS_DELAY_MS } from '../housekeeping.ts';
+import { blob, int, scalar } from '../store/rows.ts';
 import { createTestServer } from '../testing.ts';
 import { createVisitorIds, SALT_KEPT_MS } from './visitors.ts';
 
@@ -62,4 +67,32 @@ test('a salt is deleted once its day began more than 48 hours ago', async (t) =>
   assert.deepEqual(days(), [DAY0 + DAY]);
   await visitors.prune(DAY0 + DAY + SALT_KEPT_MS + HOUR);
   assert.deepEqual(days(), []);
+});
+
+test('a deleted salt leaves no byte in the database file or its WAL (docs/analytics.md, "Visitors")', async (t) => {
+  const clock = new FakeClock(DAY0);
+  const server = await createTestServer({ clock });
+  t.after(() => server.dispose());
+  const visitors = createVisitorIds(server.deps);
+  await visitors.idOf('shop.example', '81.2.69.160', agent, DAY0);
+  // The next day's salt rewrites the page, the first salt with it.
+  await visitors.idOf('shop.example', '81.2.69.160', agent, DAY0 + DAY);
+  const saltOf = (day: number) =>
+    Buffer.from(scalar(server.deps.store.read, 'SELECT salt FROM analytics_salts WHERE day = ?', blob, day));
+  const salt = saltOf(DAY0);
+  const kept = saltOf(DAY0 + DAY);
+  const file = join(server.dataDir, 'mon.db');
+  const holds = (path: string, bytes: Buffer) => existsSync(path) && readFileSync(path).includes(bytes);
+  assert.ok(holds(file, salt) || holds(`${file}-wal`, salt), 'the salt is in the files at first');
+
+  // The server's own housekeeping, hour after hour, past the 48 hours.
+  await clock.advance(SALT_KEPT_MS + HOUR + FIRST_PASS_DELAY_MS);
+  await server.analytics.pruned();
+  assert.equal(scalar(server.deps.store.read, 'SELECT count(*) FROM analytics_salts', int), 1);
+  assert.ok(!holds(file, salt), 'not in mon.db');
+  assert.ok(!holds(`${file}-wal`, salt), 'not in its WAL');
+  assert.ok(holds(file, kept) || holds(`${file}-wal`, kept), 'the salt kept is still there');
+
+  await server.close();
+  assert.ok(!holds(file, salt), 'nor after the server closed');
 });

@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { Deps } from '../deps.ts';
-import { blob, scalar } from '../store/rows.ts';
+import { blob, int, scalar } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 
 /**
@@ -15,7 +15,11 @@ export type VisitorIds = {
    * known, else once it is stored (the day's first event).
    */
   idOf(site: string, address: string, userAgent: string, now: number): string | Promise<string>;
-  /** Deletes salts of days that began more than 48 hours before `now` (a writer job). */
+  /**
+   * Deletes salts of days that began more than 48 hours before `now` (a writer job), their bytes
+   * overwritten, then empties the WAL, which still holds earlier copies of their page. Rejects when the
+   * WAL could not be emptied; the next call tries again.
+   */
   prune(now: number): Promise<void>;
 };
 
@@ -25,7 +29,13 @@ const SALT_BYTES = 32;
 /** Bytes of the hash kept as the id: 128 bits, no collisions among a site's visitors of a day. */
 const ID_BYTES = 16;
 
+/** Tries to empty the WAL this many times, this far apart, before leaving it to the next pass. */
+const EMPTY_WAL_TRIES = 5;
+const EMPTY_WAL_PAUSE_MS = 50;
+
 export function createVisitorIds(deps: Deps): VisitorIds {
+  /** Salts were deleted and the WAL may still hold their page: it is emptied at the next prune. */
+  let walHoldsSalts = false;
   // One promise per day: concurrent first calls of a day share one writer job, hence one salt. Kept
   // as a key object: an HMAC made from one costs a tenth of one made from the bytes.
   const salts = new Map<number, Promise<KeyObject>>();
@@ -70,9 +80,26 @@ export function createVisitorIds(deps: Deps): VisitorIds {
       const before = now - SALT_KEPT_MS;
       for (const day of salts.keys()) if (day < before) salts.delete(day);
       for (const day of ready.keys()) if (day < before) ready.delete(day);
-      await deps.store.writer.run((db) => {
-        statement(db, 'DELETE FROM analytics_salts WHERE day < ?').run(before);
+      const deleted = await deps.store.writer.run((db) => {
+        // SQLite leaves a deleted row's bytes in its page unless told to overwrite them with zeros:
+        // for this delete only (docs/analytics.md, "Visitors").
+        const was = scalar(db, 'PRAGMA secure_delete', int);
+        db.exec('PRAGMA secure_delete = ON');
+        try {
+          return Number(statement(db, 'DELETE FROM analytics_salts WHERE day < ?').run(before).changes);
+        } finally {
+          db.exec(`PRAGMA secure_delete = ${was}`);
+        }
       });
+      if (deleted > 0) walHoldsSalts = true;
+      if (!walHoldsSalts) return;
+      // The WAL keeps the pages of earlier commits (each held the salts) until it is written over.
+      for (let i = 0; i < EMPTY_WAL_TRIES && walHoldsSalts; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, EMPTY_WAL_PAUSE_MS));
+        walHoldsSalts = !deps.store.emptyWal();
+      }
+      if (walHoldsSalts)
+        throw new Error('the WAL still holds deleted salts: readers kept it from being emptied');
     },
   };
 }

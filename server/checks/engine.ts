@@ -1,9 +1,8 @@
 import { definitionOf } from '../../protocol/check.ts';
-import { HOUR } from '../../protocol/durations.ts';
 import { runners as defaultRunners } from '../../runners/index.ts';
 import type { RunContext, Runner, RunOutcome, ServerRunKind } from '../../runners/run.ts';
-import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { type Housekeeping, housekeeping } from '../housekeeping.ts';
 import { notFound } from '../problem.ts';
 import type { IngestQueue } from '../store/ingest.ts';
 import type { Tx } from '../store/writer.ts';
@@ -57,7 +56,8 @@ export class CheckEngine {
   private readonly record: RecordContext;
   /** Runs in flight, aborted when the engine stops. */
   private readonly inFlight = new Set<AbortController>();
-  private timers: TimerHandle[] = [];
+  /** Runs and rollups past their time, and file checks removed a day ago, pruned every hour. */
+  private readonly housekeeping: Housekeeping;
   private reconciling: Promise<void> = Promise.resolve();
   private unsubscribe: () => void = () => {};
   /** Told after a check is taken in, changed or removed (agents' long polls wake on it). */
@@ -86,6 +86,9 @@ export class CheckEngine {
       onDropped: (items, why) => deps.log.warn('check results dropped', { count: items.length, why }),
       apply: (tx, items, refuse) => applyResults(this.record, tx, items, refuse),
     });
+    this.housekeeping = housekeeping(deps, 'checks', () => [
+      { failed: 'pruning check runs failed', run: () => pruneResults(deps, [...this.entries.keys()]) },
+    ]);
   }
 
   /** /healthz: the engine must be running. */
@@ -110,7 +113,7 @@ export class CheckEngine {
     this.running = true;
     this.scheduler.start();
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 1);
-    this.plan(() => pruneResults(this.deps, [...this.entries.keys()]), HOUR);
+    this.housekeeping.start();
     // A mon.toml rejected at start: its checks stay as stored (running, history kept), as the last good
     // file left them, until a good file loads; never deleted because the file has an error.
     if (this.deps.config.error() === null) await this.reconcile();
@@ -131,8 +134,7 @@ export class CheckEngine {
     this.running = false;
     this.unsubscribe();
     this.scheduler.stop();
-    for (const t of this.timers) this.deps.clock.clearTimeout(t);
-    this.timers = [];
+    this.housekeeping.stop();
     for (const run of this.inFlight) run.abort(new Error('the server is stopping'));
     this.deps.metrics.engineUp.set({ engine: 'checks' }, 0);
     await this.reconciling;
@@ -321,13 +323,9 @@ export class CheckEngine {
     return this.results.flush();
   }
 
-  private plan(fn: () => Promise<void>, everyMs: number): void {
-    const handle = this.deps.clock.setTimeout(() => {
-      this.timers = this.timers.filter((t) => t !== handle);
-      if (!this.running) return;
-      void fn().finally(() => this.running && this.plan(fn, everyMs));
-    }, everyMs);
-    this.timers.push(handle);
+  /** Resolves once the pruning pass under way, if any, is done. */
+  pruned(): Promise<void> {
+    return this.housekeeping.idle();
   }
 }
 

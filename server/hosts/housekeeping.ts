@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { resolutions } from '../checks/rollups.ts';
-import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { housekeeping } from '../housekeeping.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
 import { all, exists, int, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
@@ -136,39 +136,24 @@ export async function pruneHosts(
 }
 
 /**
- * Runs `pruneHosts` every hour on one clock timer, and deletes what a removed host left once its
- * removal commits (remove.ts) and at start (a removal a crash cut short). Passes run one after another.
+ * Runs `pruneHosts` a minute after start and then every hour (server/housekeeping.ts), and deletes
+ * what a removed host left once its removal commits (remove.ts) and at start (a removal a crash cut
+ * short). Passes and purges run one after another.
  */
 export function createHousekeeping(deps: Deps) {
-  let timer: TimerHandle | null = null;
-  let pass: Promise<void> = Promise.resolve();
-  const then = (what: string, work: () => Promise<unknown>) => {
-    pass = pass
-      .then(work)
-      .then(() => {})
-      .catch((error: unknown) => deps.log.warn(what, { error: String(error) }));
-    return pass;
-  };
-  const plan = () => {
-    timer = deps.clock.setTimeout(() => {
-      void then('host data not pruned', () => pruneHosts(deps)).finally(() => {
-        if (timer !== null) plan();
-      });
-    }, HOUR_MS);
-  };
-  const purgeRemoved = () => then('removed hosts not purged', () => purgeRemovedHosts(deps));
+  const job = housekeeping(deps, 'hosts', () => [
+    { failed: 'host data not pruned', run: () => pruneHosts(deps) },
+  ]);
+  const purgeRemoved = () => job.queue('removed hosts not purged', () => purgeRemovedHosts(deps));
   return {
     start() {
       if (exists(deps.store.read, 'SELECT 1 FROM hosts_removed')) void purgeRemoved();
-      plan();
+      job.start();
     },
-    stop() {
-      if (timer) deps.clock.clearTimeout(timer);
-      timer = null;
-    },
+    stop: job.stop,
     /** A host's removal committed: its series, events and logs go now, in bounded jobs. */
     purgeRemoved,
     /** Resolves once the passes under way, if any, are done. */
-    idle: () => pass,
+    idle: job.idle,
   };
 }

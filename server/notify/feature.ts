@@ -1,10 +1,11 @@
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { housekeeping } from '../housekeeping.ts';
 import { closeIdleConnections } from '../http/outbound.ts';
 import { registerChannels } from './channel-routes.ts';
 import { defaultApiBases, type Reach } from './channels/kind.ts';
 import type { NotifyOptions } from './options.ts';
-import { outboxSubscriber } from './outbox.ts';
+import { outboxSubscriber, pruneOutbox } from './outbox.ts';
 import { createReminders } from './reminders.ts';
 import { createSender } from './sender.ts';
 import { registerSettings } from './settings-routes.ts';
@@ -25,6 +26,9 @@ export function createNotify(deps: Deps, options: NotifyOptions = {}) {
   // Subscribed while the server is composed, after the incidents: no incident change goes unqueued.
   deps.events.subscribe(outboxSubscriber(ctx));
   deps.events.subscribe(reminders.subscriber);
+  const cleanup = housekeeping(deps, 'notify', ({ now }) => [
+    { failed: 'pruning notifications failed', run: () => pruneOutbox(deps, now) },
+  ]);
   const feature: Feature = {
     name: 'notify',
     routes(app) {
@@ -34,12 +38,14 @@ export function createNotify(deps: Deps, options: NotifyOptions = {}) {
     start() {
       sender.start();
       reminders.start();
+      cleanup.start();
     },
     async stop() {
+      cleanup.stop();
       await reminders.stop();
       await sender.stop();
       closeIdleConnections();
     },
   };
-  return { feature };
+  return { feature, pruned: cleanup.idle };
 }

@@ -1,10 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { DAY } from '../../protocol/durations.ts';
 import { liveKeys } from '../../protocol/live.ts';
 import type { NotifyChange } from '../../protocol/notify.ts';
 import type { LiveConfig } from '../config/sections.ts';
+import type { Deps } from '../deps.ts';
 import type { EventSubscriber } from '../events.ts';
 import { graphOf } from '../incidents/graph.ts';
 import { alertsOf, getIncident } from '../incidents/store.ts';
+import { deleting, pruneInChunks } from '../store/pruning.ts';
 import { all, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
@@ -103,4 +106,22 @@ export function queueNotifications(db: DatabaseSync, tx: Tx, ctx: OutboxContext,
   tx.invalidate(liveKeys.incident(incident.id));
   if (!mute.muted) tx.afterCommit(ctx.wake);
   return channels.length;
+}
+
+/**
+ * How long a notification no longer due (sent, failed, muted or dropped) is kept: an incident's
+ * deliveries, as its host events, for the year its record is read back, a little more. An open
+ * incident reminds every channel every hour: kept for good, those rows would grow without end.
+ */
+export const SETTLED_KEEP_MS = 400 * DAY;
+
+/** Deletes the notifications made more than SETTLED_KEEP_MS before `now` and no longer due, in chunks. */
+export function pruneOutbox(deps: Deps, now: number): Promise<{ deleted: number; jobs: number }> {
+  return pruneInChunks(deps.store.writer, () => [
+    deleting(
+      `DELETE FROM outbox WHERE id IN
+         (SELECT id FROM outbox WHERE state <> 'due' AND created_at < ? LIMIT ?)`,
+      now - SETTLED_KEEP_MS,
+    ),
+  ]);
 }

@@ -28,6 +28,13 @@ export type Store = {
   readonly writer: Writer;
   /** True when a write transaction can be committed right now. */
   writable(): boolean;
+  /**
+   * Copies the whole WAL into the database and empties the WAL file (a TRUNCATE checkpoint), so that
+   * no earlier version of a page stays in it (deleted visitor-id salts). Call it between writer jobs,
+   * never inside one. False when it could not finish: a reader of another process, or a checkpoint
+   * under way elsewhere (the checkpoint thread); the caller tries again later.
+   */
+  emptyWal(): boolean;
   /** A queue of inbound data in front of the writer, with honest acknowledgement (ingest.ts). */
   ingestQueue<Item>(options: Omit<IngestOptions<Item>, 'writer' | 'windowMs'>): IngestQueue<Item>;
   close(): Promise<void>;
@@ -92,6 +99,15 @@ export function openStore(file: string, options: StoreOptions = {}): Store {
   return {
     read,
     writer,
+    emptyWal() {
+      if (closed) return false;
+      try {
+        // busy = 1: readers still needed frames, and the WAL was not emptied.
+        return write.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get()?.busy === 0;
+      } catch {
+        return false;
+      }
+    },
     ingestQueue: (queue) =>
       new IngestQueue({
         ...queue,

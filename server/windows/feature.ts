@@ -1,7 +1,7 @@
-import { DAY, HOUR } from '../../protocol/durations.ts';
-import type { TimerHandle } from '../clock.ts';
+import { DAY } from '../../protocol/durations.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { housekeeping } from '../housekeeping.ts';
 import { graphOf } from '../incidents/graph.ts';
 import { windowBoundaries } from './boundaries.ts';
 import { keysOf, windowWrites } from './manage.ts';
@@ -23,35 +23,29 @@ export function createWindows(deps: Deps) {
     publish: (keys) => deps.bus.publish(...keys),
   });
   const writes = windowWrites(deps, () => boundaries.replan());
-  let cleanup: TimerHandle | null = null;
-
-  const prune = async () => {
-    const now = deps.clock.now();
-    try {
-      await deps.store.writer.run((db) => {
-        pruneWindows(db, 'silence', now - KEEP_ENDED_MS.silence);
-        pruneWindows(db, 'maintenance', now - KEEP_ENDED_MS.maintenance);
-      });
-    } catch (error) {
-      // The next hour tries again; until then a few old rows stay.
-      deps.log.warn('pruning ended windows failed', { error: String(error) });
-    }
-  };
-  const hourly = () => {
-    cleanup = deps.clock.setTimeout(() => void prune().finally(() => cleanup && hourly()), HOUR);
-  };
+  // A minute after start, then every hour; a failed pass leaves a few old rows to the next.
+  const cleanup = housekeeping(deps, 'windows', ({ now }) => [
+    {
+      failed: 'pruning ended windows failed',
+      run: () =>
+        deps.store.writer.run((db) => ({
+          deleted:
+            pruneWindows(db, 'silence', now - KEEP_ENDED_MS.silence) +
+            pruneWindows(db, 'maintenance', now - KEEP_ENDED_MS.maintenance),
+        })),
+    },
+  ]);
 
   const feature: Feature = {
     name: 'windows',
     routes: (app) => registerWindows(app, writes),
     start() {
       boundaries.replan();
-      hourly();
+      cleanup.start();
     },
     stop() {
       boundaries.stop();
-      if (cleanup) deps.clock.clearTimeout(cleanup);
-      cleanup = null;
+      cleanup.stop();
     },
   };
   return { feature };

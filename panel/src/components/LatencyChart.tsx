@@ -7,7 +7,7 @@ import TimeChart from './TimeChart.tsx';
 const none: Marker[] = [];
 
 /**
- * p50 and p95 response time per step, in the browser's time zone, with a mark per deploy and change.
+ * p50 and p95 response time per step (a UTC day's, or a local time's), with a mark per deploy and change.
  * Loaded lazily with uPlot.
  */
 export default function LatencyChart({ series, markers = none }: { series: Series; markers?: Marker[] }) {

@@ -1,6 +1,8 @@
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
+import { DAY } from '../../../protocol/durations.ts';
 import 'uplot/dist/uPlot.min.css';
+import { axisDay, dayTicks, isUtcDays, pointTime } from '../lib/chart-time.ts';
 import { chartKeyStep, chartReading, chartSummary } from '../lib/chart-words.ts';
 import { formatTime } from '../lib/format.ts';
 import type { Marker } from '../lib/markers.ts';
@@ -76,6 +78,16 @@ function placeMarkers(
 
 const none: Marker[] = [];
 
+/**
+ * The time axis of a day series: ticks at UTC midnights, whole days apart, read as UTC dates. uPlot's own
+ * ticks fall at local midnights and hours, which are not the points' days.
+ */
+const dayAxis: Pick<uPlot.Axis, 'incrs' | 'splits' | 'values'> = {
+  incrs: [1, 2, 7, 14, 28, 56, 91, 182].map((d) => d * DAY),
+  splits: (_u, _i, min, max, incr) => dayTicks(min, max, incr),
+  values: (_u, ticks) => ticks.map((t) => axisDay(t)),
+};
+
 /** A stretch of time shaded on the plot (an incident from its start to its end), with its words. */
 export type ChartSpan = { from: number; to: number; label: string };
 
@@ -100,8 +112,9 @@ export type TimeChartProps = {
 };
 
 /**
- * Values per step over time, in the browser's time zone, one line each, with a mark per deploy and
- * change and an optional moment. The one chart of the panel: response times, host and container series.
+ * Values per step over time, one line each, with a mark per deploy and change and an optional moment.
+ * A step of a day is labelled as the UTC date it sums, finer steps in the browser's time zone. The one
+ * chart of the panel: response times, host and container series.
  * Loaded lazily with uPlot (import it through `lazy`, or through a component that is).
  * Without a mouse: the chart takes the focus, describes its range in words (each line's lowest, average
  * and highest), and arrow keys, Page Up/Down, Home and End move its cursor, whose values are read out.
@@ -123,7 +136,7 @@ export default function TimeChart({
   const box = useRef<HTMLDivElement>(null);
   const plotRef = useRef<uPlot | null>(null);
   const summaryId = useId();
-  const words = useMemo(() => ({ x, lines, format }), [x, lines, format]);
+  const words = useMemo(() => ({ x, stepMs, lines, format }), [x, stepMs, lines, format]);
   const summary = useMemo(() => chartSummary(words), [words]);
   // The step the keyboard put the cursor on, and its values in words for the live region.
   const [step, setStep] = useState<number | null>(null);
@@ -169,9 +182,15 @@ export default function TimeChart({
             y: { range: (_u, _min, max) => [0, top ?? Math.max(minTop, max * 1.1)] },
           },
           hooks: { draw: [(u) => placeMarkers(u, layer, markers, moment, span)] },
-          axes: [axis, { ...axis, size: 64, values: (_u, ticks) => ticks.map((t) => format(t)) }],
+          axes: [
+            isUtcDays(stepMs) ? { ...axis, ...dayAxis } : axis,
+            { ...axis, size: 64, values: (_u, ticks) => ticks.map((t) => format(t)) },
+          ],
           series: [
-            {},
+            {
+              label: isUtcDays(stepMs) ? 'UTC day' : 'Time',
+              value: (_u: uPlot, v: number | null) => (v === null ? '–' : pointTime(v, stepMs)),
+            },
             ...lines.map((line) => ({
               label: line.label,
               stroke: css(line.color),

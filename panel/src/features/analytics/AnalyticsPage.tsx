@@ -4,8 +4,10 @@ import { analyticsLists } from '../../../../protocol/analytics-constants.ts';
 import { Loading, ReadError } from '../../components/Feedback.tsx';
 import { RangePicker } from '../../components/RangePicker.tsx';
 import { enc } from '../../lib/api.ts';
+import { timesNote } from '../../lib/chart-time.ts';
 import { closeAndFocus } from '../../lib/focus.ts';
 import { fieldId } from '../../lib/form.ts';
+import { formatTime } from '../../lib/format.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
 import { AddSite } from './AddSite.tsx';
@@ -192,6 +194,9 @@ function SiteRead({ read: a, range }: { read: AnalyticsRead; range: Range }) {
           {a.errors ? <ErrorGroups errors={a.errors} service={a.service} /> : null}
         </>
       )}
+      <p className="muted small" data-testid="times-note">
+        {timesNote(a.series.stepMs)}; now {formatTime(Date.now())}.
+      </p>
     </>
   );
 }

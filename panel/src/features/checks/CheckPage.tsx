@@ -6,6 +6,7 @@ import { RangePicker } from '../../components/RangePicker.tsx';
 import { Stat } from '../../components/Stat.tsx';
 import { StatusBadge } from '../../components/Status.tsx';
 import { enc } from '../../lib/api.ts';
+import { timesNote } from '../../lib/chart-time.ts';
 import {
   formatDuration,
   formatLatency,
@@ -157,9 +158,8 @@ export function CheckPage({ id }: { id: string }) {
       </section>
 
       <History id={id} />
-      <p className="muted small">
-        Times are shown in your browser's time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}); now{' '}
-        {formatTime(Date.now())}.
+      <p className="muted small" data-testid="times-note">
+        {timesNote(d.series.stepMs)}; now {formatTime(Date.now())}.
       </p>
     </>
   );

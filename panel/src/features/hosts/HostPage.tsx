@@ -4,6 +4,7 @@ import { Confirm } from '../../components/Confirm.tsx';
 import { ErrorBox, Loading, ReadError } from '../../components/Feedback.tsx';
 import { RangePicker } from '../../components/RangePicker.tsx';
 import { enc } from '../../lib/api.ts';
+import { timesNote } from '../../lib/chart-time.ts';
 import { formatRelative, formatTime, formatWhen } from '../../lib/format.ts';
 import { Link, useLocation } from '../../lib/router.tsx';
 import { useCanWrite } from '../../lib/session.ts';
@@ -103,12 +104,10 @@ export default function HostPage({ name }: { name: string }) {
         </div>
         <div className="card-body">
           <HostCharts series={h.series} now={h.now} alerts={h.alerts} cores={h.agent?.cores ?? null} />
-          {h.now ? (
-            <p className="muted small">
-              Latest sample {formatWhen(h.now.ts)}. Times in your browser's time zone; now{' '}
-              {formatTime(Date.now())}.
-            </p>
-          ) : null}
+          <p className="muted small" data-testid="times-note">
+            {h.now ? `Latest sample ${formatWhen(h.now.ts)}. ` : ''}
+            {timesNote(h.series.stepMs)}; now {formatTime(Date.now())}.
+          </p>
         </div>
       </section>
 

@@ -3,6 +3,7 @@ import type { IncidentHost } from '../../../../protocol/hosts.ts';
 import { Loading } from '../../components/Feedback.tsx';
 import { Table } from '../../components/Table.tsx';
 import { enc } from '../../lib/api.ts';
+import { chartTimes } from '../../lib/chart-time.ts';
 import { formatBytes, formatCpu, formatPercent, formatTime } from '../../lib/format.ts';
 import { Link } from '../../lib/router.tsx';
 import { logLine, peak } from './hosts.ts';
@@ -20,7 +21,9 @@ export function IncidentHosts({ hosts, startedAt }: { hosts: IncidentHost[]; sta
     <section className="card" aria-labelledby="hosts-title" data-testid="incident-hosts">
       <div className="card-head">
         <h2 id="hosts-title">Hosts</h2>
-        <span className="muted small">around the start, marked on the charts</span>
+        <span className="muted small">
+          around the start, marked on the charts; {chartTimes(hosts[0]!.stepMs)}
+        </span>
       </div>
       <div className="card-body">
         {hosts.map((h) => (

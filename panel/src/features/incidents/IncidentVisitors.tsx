@@ -2,6 +2,7 @@ import { lazy, Suspense, useMemo } from 'react';
 import type { IncidentVisitors as Visitors } from '../../../../protocol/analytics.ts';
 import { Loading } from '../../components/Feedback.tsx';
 import { enc } from '../../lib/api.ts';
+import { chartTimes } from '../../lib/chart-time.ts';
 import { Link } from '../../lib/router.tsx';
 
 // uPlot loads only when a chart is shown.
@@ -36,7 +37,8 @@ export function IncidentVisitors({
       <div className="card-head">
         <h2 id="visitors-title">Visitors</h2>
         <span className="muted small">
-          of <Link href={`/analytics?site=${enc(v.site)}`}>{v.site}</Link> around the incident, shaded
+          of <Link href={`/analytics?site=${enc(v.site)}`}>{v.site}</Link> around the incident, shaded;{' '}
+          {chartTimes(v.stepMs)}
         </span>
       </div>
       <div className="card-body">

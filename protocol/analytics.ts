@@ -37,8 +37,10 @@ const vitalsSchema = z.strictObject({
  * keep the script small:
  * - `k`: `v` a page view, `e` the page was hidden (engaged time since the last `e`, and the page's
  *   Web Vitals as they stand), `x` a JavaScript error;
- * - `d`: the site's domain (the snippet's `data-domain`, else `location.hostname`); `u`: the page URL;
- * - `r`: the referrer (views only); `h`: 1 when the browser says it is automated (`navigator.webdriver`);
+ * - `d`: the site's domain (the snippet's `data-domain`, else `location.hostname`); `u`: the page URL
+ *   (the script sends it without fragment, and of the query only `utm_` parameters);
+ * - `r`: the referrer (views only; the script sends its origin); `h`: 1 when the browser says it is
+ *   automated (`navigator.webdriver`);
  * - `t`: engaged milliseconds (`e`); `w`: Web Vitals (`e`);
  * - `n`, `m`, `s`, `l`, `c`, `st`: the error's type, message, script URL, line, column and stack (`x`).
  */

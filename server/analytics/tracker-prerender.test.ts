@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { type TrackerEvent, trackerEventSchema } from '../../protocol/analytics.ts';
-import { chromiumPath } from '../../test/panel/harness.ts';
+import { spawnChromium } from '../../test/panel/harness.ts';
 import { type Answer, startReceiver } from '../http/fixtures/receiver.ts';
 import { within } from '../testing.ts';
 import { siteNames, visitorSwitches } from './fixtures/site.ts';
@@ -46,25 +42,10 @@ test('a prerendered page sends nothing until shown; then its view, and load time
     return { status: 200, body, headers: { 'content-type': 'text/html; charset=utf-8' } };
   };
   const origin = site.url.replace('127.0.0.1', 'pre.example');
-  const profile = await mkdtemp(join(tmpdir(), 'mon-prerender-'));
-  const chromium = spawn(
-    chromiumPath,
-    [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      `--user-data-dir=${profile}`,
-      ...visitorSwitches,
-      siteNames,
-      `${origin}/p1`,
-    ],
-    { stdio: 'ignore' },
-  );
+  const chromium = spawnChromium([...visitorSwitches, siteNames, `${origin}/p1`]);
   t.after(async () => {
-    chromium.kill('SIGKILL');
+    await chromium.close();
     await Promise.all([collector.close(), site.close()]);
-    await rm(profile, { recursive: true, force: true });
   });
   const events = () =>
     collector.to('/e').map((request) => {

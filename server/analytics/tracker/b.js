@@ -5,10 +5,12 @@
  *
  * It posts events (protocol/analytics.ts `trackerEventSchema`) to the `/e` of the origin it was loaded
  * from: a page view at load and when a single-page app changes the path, the engaged time and Web
- * Vitals when the page is hidden or left, and JavaScript errors. No cookies, no storage, nothing left
- * on `window` but a symbol-keyed mark that keeps a second copy idle. With `data-dnt`, a browser that
- * asks not to be tracked (Do Not Track, Global Privacy Control) sends nothing; nor does a page of
- * this machine (`localhost`, a loopback address, a file).
+ * Vitals when the page is hidden or left, and JavaScript errors. Of addresses, only what mon keeps
+ * leaves the browser: the page's path and `utm_` parameters, the referrer's origin, scripts without
+ * their query. No cookies, no storage, nothing left on `window` but a symbol-keyed mark that keeps a
+ * second copy idle. With `data-dnt`, a browser that asks not to be tracked (Do Not Track, Global
+ * Privacy Control) sends nothing; nor does a page of this machine (`localhost`, a loopback address,
+ * a file).
  *
  * Each event is JSON in a `text/plain` body sent by `fetch` with `keepalive`: a simple request, so no
  * preflight, and it survives the page being closed. Answers and failures are ignored.
@@ -43,27 +45,22 @@
   const cut = (value, max) => (value ? String(value).slice(0, max) : undefined);
 
   /**
-   * The page's address within the schema's 2,048 characters. A longer one loses its fragment and is
-   * cut where no character is cut in two (not inside an escape, nor between the bytes of one UTF-8
-   * character: mon decodes the path), its `utm_` parameters, which mon reads, kept after the cut.
+   * The page's address as mon keeps it: without its fragment and every query parameter but the `utm_`
+   * ones (a session id or a token may ride there), within the schema's 2,048 characters. A longer one
+   * is cut where no character is cut in two (not inside an escape, nor between the bytes of one UTF-8
+   * character: mon decodes the path), its `utm_` parameters kept after the cut.
    */
   const pageUrl = () => {
-    let href = location.href;
-    if (href.length > 2048) {
-      const url = new URL(href);
-      const params = [...url.searchParams];
-      const campaign = (utm) =>
-        new URLSearchParams(params.filter(([name]) => name.startsWith('utm_') === utm));
-      const utm = `${campaign(true)}`;
-      url.search = campaign(false);
-      url.hash = '';
-      href = url.href
+    const url = new URL(location.href);
+    const utm = `${new URLSearchParams([...url.searchParams].filter(([name]) => name.startsWith('utm_')))}`;
+    url.search = url.hash = '';
+    let href = url.href;
+    if (href.length + utm.length > 2047)
+      href = href
         .slice(0, 2047 - utm.length)
         .replace(/%.?$/, '')
         .replace(/%[c-f].$|%[ef].%[89ab].$|%f.(%[89ab].){2}$/i, '');
-      if (utm) href = `${href}${href.includes('?') ? '&' : '?'}${utm}`.slice(0, 2048);
-    }
-    return href;
+    return utm ? `${href}?${utm}`.slice(0, 2048) : href;
   };
 
   /** The URL and path of the last page view. */
@@ -204,15 +201,15 @@
 
     // Page views: at load, when a single-page app changes the path (the history API, back and
     // forward), and when the page comes back from the back-forward cache. The referrer goes with the
-    // first only: later views come from the site itself. A view after an engagement waits for its
-    // answer: mon applies events in the order they arrive.
+    // first only (later views come from the site itself), as its origin: mon keeps its host. A view
+    // after an engagement waits for its answer: mon applies events in the order they arrive.
     const view = () => {
       if (location.pathname === path) return;
       const first = !page;
       const left = leave();
       path = location.pathname;
       page = pageUrl();
-      send({ k: 'v', r: first ? cut(document.referrer, 2048) : undefined }, left);
+      send({ k: 'v', r: (first && document.referrer.split('/', 3).join('/')) || undefined }, left);
     };
     for (const name of ['pushState', 'replaceState']) {
       const original = history[name];
@@ -240,7 +237,9 @@
         // Chrome's stack begins with "type: message": the message is left out there, so that a long one
         // leaves room for the frames.
         const head = `${type}: ${message}`;
-        const frames = stack && String(stack);
+        // Scripts' addresses without their query: an inline script's is the page's own, tokens and all
+        // (mon keeps none of it).
+        const frames = stack && String(stack).replace(/\?\S*?(?=(:\d+){2}\)?$)/gm, '');
         const rest = message && frames?.startsWith(head) ? `${type}:${frames.slice(head.length)}` : frames;
         const top = cut(rest?.split('\n', 11).join('\n'), 4000);
         // A rejection carries no place of its own: the first frame of its stack names it.
@@ -250,7 +249,7 @@
           k: 'x',
           n: cut(type, 200) || 'Error',
           m: cut(message, 2000) || '',
-          s: cut(file, 2048),
+          s: cut(file?.split('?')[0], 2048),
           l: line >= 0 ? +line : undefined,
           c: column >= 0 ? +column : undefined,
           st: top,

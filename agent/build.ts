@@ -21,9 +21,10 @@ const PROJECT = dirname(import.meta.dirname);
 /**
  * The one-file agent's version (agent/version.ts): the package's, then `+` and the first 12 hex digits
  * of the SHA-256 of the bundle's code, taken with a placeholder where the version goes. The same code
- * gives the same version; any change to the agent's code, or to what it bundles, gives another.
+ * gives the same version; any change to the agent's code, or to what it bundles, gives another. A host's
+ * download checks the file it gets against it (server/hosts/fetch-agent.ts).
  */
-const VERSION_PLACEHOLDER = 'mon-agent-version-placeholder-00000000';
+export const VERSION_PLACEHOLDER = 'mon-agent-version-placeholder-00000000';
 const VERSION_MODULE = join(import.meta.dirname, 'version.ts');
 
 /**
@@ -52,6 +53,18 @@ export async function agentFileStale(file = AGENT_FILE): Promise<boolean> {
     if (!info || info.mtimeMs > built.mtimeMs) return true;
   }
   return false;
+}
+
+/**
+ * The agent file of the bundle's `code` (with VERSION_PLACEHOLDER where the version goes): its first
+ * lines, put on after the build (the minifier would drop the comment), name the version, which the
+ * server reads and a host's download checks the code against.
+ */
+export function agentFileText(code: string): { text: string; version: string } {
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 12);
+  const version = `${packageJson.version}+${hash}`;
+  const head = `#!/usr/bin/env node\n// mon agent ${version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\n`;
+  return { text: `${head}${code.replaceAll(VERSION_PLACEHOLDER, version)}`, version };
 }
 
 export async function buildAgent(
@@ -91,10 +104,7 @@ export async function buildAgent(
     .filter((id) => id.startsWith(`${PROJECT}/`) && !id.includes('/node_modules/'))
     .map((id) => relative(PROJECT, id));
   if (!chunk.code.includes(VERSION_PLACEHOLDER)) throw new Error('the agent bundle lost its version');
-  const hash = createHash('sha256').update(chunk.code).digest('hex').slice(0, 12);
-  const version = `${packageJson.version}+${hash}`;
-  // Put on after the build: the minifier would drop the comment. The server reads the version there.
-  const code = `#!/usr/bin/env node\n// mon agent ${version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\n${chunk.code.replaceAll(VERSION_PLACEHOLDER, version)}`;
+  const { text: code, version } = agentFileText(chunk.code);
   // Whole or not at all: the server may be serving the file meanwhile.
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;

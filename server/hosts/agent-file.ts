@@ -8,8 +8,8 @@ import { unavailable } from '../problem.ts';
 /**
  * `GET /agent/v1/agent.mjs`: the agent as one self-contained file (agent/build.ts), which the install
  * commands fetch. Anyone may fetch it: it holds no secret. Built by `npm install`; when the file is
- * missing, or older than the sources it was built from, the first request builds it (later ones wait
- * for that build). A build that failed is not
+ * missing, or older than the sources it was built from, the first request for it builds it (later ones
+ * wait for that build); reading its version for the host reads builds nothing. A build that failed is not
  * tried again for a minute: meanwhile requests get 503 at once, so that anyone's GETs cannot keep the
  * server building. Kept in memory, read again when the file changes; an ETag lets a host skip a
  * download it has. Its version (the build's, agent/build.ts) is what the host reads compare each
@@ -63,12 +63,17 @@ export function registerAgentFile(
       'the agent file is not built and cannot be built here: run npm install (with dev dependencies) on the server',
     );
 
-  /** The file as it is now, built first when it is missing and `build`; null when missing and not. */
-  async function load(buildMissing: true): Promise<NonNullable<typeof kept>>;
-  async function load(buildMissing: false): Promise<typeof kept>;
+  /**
+   * The file as it is now. For a download (`build`), built first when it is missing or older than its
+   * sources; for a read, as it is (null when missing): reading hosts never builds.
+   */
+  async function load(build: true): Promise<NonNullable<typeof kept>>;
+  async function load(build: false): Promise<typeof kept>;
   async function load(buildMissing: boolean) {
-    refreshed ??= refresh();
-    await refreshed;
+    if (buildMissing) {
+      refreshed ??= refresh();
+      await refreshed;
+    }
     let info = await stat(file).catch(() => null);
     if (!info && !buildMissing) return null;
     if (!info) {
@@ -110,7 +115,8 @@ export function registerAgentFile(
 
   return {
     async servedVersion() {
-      // A read does not build a missing file (the first download does): no version to compare with yet.
+      // A read builds nothing, neither a missing file nor a stale one (the first download does): the
+      // version is that of the file there.
       try {
         return (await load(false))?.version ?? null;
       } catch {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildAgent } from '../../agent/build.ts';
+import { agentFileStale, buildAgent } from '../../agent/build.ts';
 import { tempDir } from '../testing.ts';
 import { hello, hostServer, T0 } from './testkit.ts';
 
@@ -59,6 +59,28 @@ test('with no agent file built the reads cannot tell (current: null), and do not
     assert.equal(host.body.agent.current, null);
     assert.equal(host.body.agent.update, undefined);
     assert.equal(existsSync(missing), false);
+  } finally {
+    await kit.server.dispose();
+  }
+});
+
+test('a stale agent file (its list of sources missing) is read as it is by the host reads, not built again', async () => {
+  // A copy of the file without its .sources.json: older than its sources, as far as the server knows.
+  const stale = join(files.dir, 'copy/mon-agent.mjs');
+  mkdirSync(join(files.dir, 'copy'));
+  copyFileSync(file, stale);
+  assert.equal(await agentFileStale(stale), true);
+  const before = statSync(stale).mtimeMs;
+  const kit = await hostServer({ hosts: { agentFile: stale } });
+  try {
+    const token = await kit.addHost('web-1');
+    await kit.send(token, [hello(T0, { agentVersion: version })]);
+    const list = await kit.inject('GET', '/api/v1/hosts');
+    assert.equal(list.body.hosts[0].agent.current, true, 'the version of the file there');
+    assert.equal((await kit.inject('GET', '/api/v1/hosts/web-1')).body.agent.current, true);
+    assert.equal(statSync(stale).mtimeMs, before, 'not built again');
+    assert.equal(existsSync(`${stale}.sources.json`), false);
+    assert.equal(readFileSync(stale, 'utf8'), readFileSync(file, 'utf8'));
   } finally {
     await kit.server.dispose();
   }

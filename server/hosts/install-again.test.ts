@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, write
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { agentFileText } from '../../agent/build.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
 import { runDockerIn, sourcedValue, TOKEN as token } from './fixtures/install-shell.ts';
@@ -52,7 +53,7 @@ test('running the systemd snippet again (a new token) replaces MON_SERVER and MO
     request.path === '/agent/v1/agent.mjs'
       ? {
           status: 200,
-          body: '// mon agent 0.1.0+test: a stand-in\nconsole.log("agent")',
+          body: agentFileText('console.log("agent")').text,
           headers: { 'content-type': 'text/javascript' },
         }
       : { status: 404 };

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { agentFileText } from '../../agent/build.ts';
 import { makePki, type TestPki } from '../../runners/fixtures/certs.ts';
 import { type Receiver, startReceiver } from '../http/fixtures/receiver.ts';
 import { tempDir } from '../testing.ts';
@@ -26,10 +27,10 @@ const root = join(work.dir, 'root');
 const bin = join(work.dir, 'bin');
 let receiver: Receiver;
 let pki: TestPki;
-/** The agent file the stand-in server serves, as agent/build.ts heads it. */
+/** The agent file the stand-in server serves. */
 let served = '';
-const agentFile = (version: string) =>
-  `#!/usr/bin/env node\n// mon agent ${version}: one self-contained file (docs/agent.md). Run: node mon-agent.mjs\nconsole.log(${JSON.stringify(version)})\n`;
+/** An agent file as agent/build.ts makes one, whose code prints `label`. */
+const agentFile = (label: string) => agentFileText(`console.log(${JSON.stringify(label)})\n`).text;
 before(async () => {
   pki = makePki();
   receiver = await startReceiver();
@@ -92,7 +93,7 @@ function serverIs(url: string, extra = '') {
 }
 
 test('the systemd unit downloads the served agent before each start: a new build replaces the file; with the server down, or a page that is not the agent, the last good copy runs', async () => {
-  served = agentFile('0.1.0+aaaaaaaaaaaa');
+  served = agentFile('build a');
   const snippet = rooted(installCommands({ serverUrl: receiver.url, token, hostName: 'web-1' }).systemd);
   await run('/bin/sh', ['-c', snippet], { env: { PATH } });
   assert.equal(readFileSync(agentPath(), 'utf8'), served, 'the install downloaded the agent');
@@ -103,16 +104,19 @@ test('the systemd unit downloads the served agent before each start: a new build
   );
 
   // mon was upgraded: the next start (systemctl restart mon-agent) runs its agent.
-  served = agentFile('0.1.0+bbbbbbbbbbbb');
+  served = agentFile('build b');
   assert.deepEqual(await startPre(), { status: 0, stderr: '' });
-  assert.equal(await startAgent(), '0.1.0+bbbbbbbbbbbb\n');
+  assert.equal(await startAgent(), 'build b\n');
 
   // The server is down (a host booting before mon): the download fails, the last copy stays and runs.
   serverIs('http://127.0.0.1:1');
   const down = await startPre();
   assert.notEqual(down.status, 0);
-  assert.match(down.stderr, /^mon: cannot download the agent: fetch failed \(bad port\)/);
-  assert.equal(await startAgent(), '0.1.0+bbbbbbbbbbbb\n');
+  assert.match(
+    down.stderr,
+    /^mon: cannot download the agent: connect ECONNREFUSED 127\.0\.0\.1:1; the agent file there stays as it was$/m,
+  );
+  assert.equal(await startAgent(), 'build b\n');
 
   // A 200 that is not mon's agent (a proxy's maintenance page) does not replace it.
   serverIs(receiver.url);
@@ -120,14 +124,18 @@ test('the systemd unit downloads the served agent before each start: a new build
   const page = await startPre();
   assert.notEqual(page.status, 0);
   assert.match(page.stderr, /the answer is not a mon agent file/);
-  assert.equal(await startAgent(), '0.1.0+bbbbbbbbbbbb\n');
-  assert.equal(existsSync(`${agentPath()}.new`), false, 'no half file is left');
+  assert.equal(await startAgent(), 'build b\n');
+  assert.deepEqual(
+    readdirSync(dirname(agentPath())).sort(),
+    ['fetch-agent.cjs', 'mon-agent.mjs'],
+    'no half file is left',
+  );
 });
 
 test("the unit's download verifies the server's certificate as the agent does: trusted with MON_CA from the settings file, refused without it", async () => {
   const leaf = pki.leaf(30);
   const server = https.createServer(leaf, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/javascript' }).end(agentFile('0.1.0+cccccccccccc'));
+    res.writeHead(200, { 'content-type': 'text/javascript' }).end(agentFile('build c'));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -137,14 +145,17 @@ test("the unit's download verifies the server's certificate as the agent does: t
     serverIs(url);
     const refused = await startPre();
     assert.notEqual(refused.status, 0);
-    assert.match(refused.stderr, /cannot download the agent: fetch failed \(.*certificate/);
+    assert.match(
+      refused.stderr,
+      /^mon: cannot download the agent: UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate.*; for a private CA, run this with NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem; the agent file there stays as it was$/m,
+    );
     assert.equal(readFileSync(agentPath(), 'utf8'), before);
 
     const ca = join(work.dir, 'ca.pem');
     writeFileSync(ca, pki.caPem);
     serverIs(url, `MON_CA=${shellQuote(ca)}\n`);
     assert.deepEqual(await startPre(), { status: 0, stderr: '' });
-    assert.equal(await startAgent(), '0.1.0+cccccccccccc\n');
+    assert.equal(await startAgent(), 'build c\n');
   } finally {
     server.closeAllConnections();
     server.close();

@@ -1,4 +1,5 @@
 import { isLoopback } from '../../agent/settings.ts';
+import { DOWNLOAD_SCRIPT as download } from './fetch-agent.ts';
 
 /**
  * The install commands `POST /api/v1/hosts` answers once, with the new token in them (docs/agent.md,
@@ -6,8 +7,8 @@ import { isLoopback } from '../../agent/settings.ts';
  * `docker run`, one that installs a systemd unit. Both write the settings with the token to
  * /etc/mon-agent/env (0600) first, so that the token is on no command line (`ps`) and, with Docker, in
  * no container configuration (`docker inspect`): the container reads the file. Both fetch the agent as
- * one file from the server (`GET /agent/v1/agent.mjs`) with Node's own `fetch`, which verifies the
- * server's certificate; the host needs Node or Docker and nothing else. Every value is shell-quoted:
+ * one file from the server (`GET /agent/v1/agent.mjs`) with the same Node code (fetch-agent.ts), which
+ * reaches the server as the agent does; the host needs Node or Docker and nothing else. Every value is shell-quoted:
  * the server address comes from configuration.
  *
  * A server address that is plain HTTP to another machine would have the host download code to run as
@@ -68,37 +69,9 @@ const nodeFlags = AGENT_NODE_FLAGS.join(' ');
 export const AGENT_ENV = { MALLOC_ARENA_MAX: '1' } as const;
 const envWords = Object.entries(AGENT_ENV).map(([name, value]) => `${name}=${value}`);
 
-const AGENT_PATH = '/agent/v1/agent.mjs';
 const STATE_DIR = '/var/lib/mon-agent';
 /** The agent's settings on the host, with the token; the Docker install mounts it into the container. */
 const ENV_FILE = '/etc/mon-agent/env';
-
-/** How long a download of the agent may take: a unit's start must not hang on a server that is down. */
-const DOWNLOAD_TIMEOUT_MS = 30_000;
-
-/**
- * Node code that downloads the agent file from `$MON_SERVER` into the path it is given last, whole or
- * not at all (written beside it, then renamed), and fails on any answer but 200 with a mon agent file
- * (a proxy's page would replace a good agent with one that cannot run), or after 30 s. With `MON_CA`
- * set (the agent's private CA, "A private CA" in docs/agent.md) it runs itself again with Node trusting
- * that file too (`NODE_EXTRA_CA_CERTS`, which Node reads only as it starts), so it verifies the server
- * as the agent does. The same code runs as `node -e` and as a file (the systemd unit's `ExecStartPre`).
- * Written without `'`, `$` or backticks so that it sits inside shell quotes as it is.
- */
-const download = [
-  `const f=process.argv.at(-1),e=process.env;`,
-  `if(e.MON_CA&&e.NODE_EXTRA_CA_CERTS!==e.MON_CA){`,
-  `const r=require("child_process").spawnSync(process.execPath,[...process.execArgv,...process.argv.slice(1)],{stdio:"inherit",env:{...e,NODE_EXTRA_CA_CERTS:e.MON_CA}});`,
-  `process.exit(r.status??1)}`,
-  `fetch(e.MON_SERVER+"${AGENT_PATH}",{signal:AbortSignal.timeout(${DOWNLOAD_TIMEOUT_MS})})`,
-  `.then(r=>{if(!r.ok)throw new Error("HTTP "+r.status+" from "+r.url);return r.arrayBuffer()})`,
-  `.then(b=>{const t=Buffer.from(b);if(!String(t.subarray(0,64)).includes("// mon agent "))throw new Error("the answer is not a mon agent file");`,
-  `const fs=require("fs");fs.writeFileSync(f+".new",t);fs.renameSync(f+".new",f)})`,
-  // fetch's own message is "fetch failed": the reason (refused, a name not found, a certificate not
-  // trusted) is its cause.
-  `.catch(e=>{const c=e.cause;console.error("mon: cannot download the agent: "+e.message+(c?" ("+(c.code&&!String(c.message).includes(c.code)?c.code+": ":"")+c.message+")":"")`,
-  `+(c&&/CERT|SIGN|ISSUER/.test(String(c.code))?"; for a private CA, run this with NODE_EXTRA_CA_CERTS=/path/to/ca.pem":""));process.exit(1)})`,
-].join('');
 
 /** The settings the install writes; running it again replaces these lines and keeps every other. */
 const OWNED_SETTINGS = ['MON_SERVER', 'MON_TOKEN', 'MON_ALLOW_HTTP'] as const;

@@ -140,3 +140,21 @@ test('a check unknown for another reason keeps it; one of an agent back from sil
   });
   assert.deepEqual(state(ping), { status: 'unknown', detail: tooOld });
 });
+
+test('runs skipped for a host clock ahead: the detail says so, not that the agent does not run the check', async (t) => {
+  const { kit, token, create, state } = await world(t);
+  const id = await create(tcp('db', 'new1'));
+  // An older agent (no clock header) on a host 7 min ahead: a run every 10 s, each dated ahead and skipped.
+  const ahead = 7 * 60_000;
+  await kit.send(token, [hello(T0 + ahead)]);
+  for (let left = 90_000; left > 0; left -= 10_000) {
+    await kit.clock.advance(10_000);
+    const now = kit.clock.now();
+    await kit.send(token, [sample(now + ahead), runFrame(id, now + ahead)]);
+  }
+  await kit.engine.flush();
+  assert.deepEqual(state(id), {
+    status: 'unknown',
+    detail: "runs from new1 are dated 7 min ahead of mon's clock and skipped: fix the host's clock",
+  });
+});

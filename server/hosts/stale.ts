@@ -1,9 +1,12 @@
+import type { DatabaseSync } from 'node:sqlite';
 import { AGENT_SILENT_AFTER_MS, SAMPLE_EVERY_MS } from '../../protocol/agent.ts';
 import { spanText } from '../../protocol/durations.ts';
 import type { CheckEngine, Entry } from '../checks/engine.ts';
 import type { CheckResult } from '../checks/record.ts';
 import type { TimerHandle } from '../clock.ts';
 import type { Deps } from '../deps.ts';
+import { int, mapper, nullable, one } from '../store/rows.ts';
+import { MAX_AHEAD_MS } from './clock-ahead.ts';
 import { notConnectedDetail, silentDetail } from './silence.ts';
 
 /** Intervals without a run of a check before its connected agent counts as not running it. */
@@ -23,6 +26,17 @@ export function staleAfterMs(def: { everyMs: number; timeoutMs: number }): numbe
   return Math.max(AGENT_SILENT_AFTER_MS, STALE_RUNS * def.everyMs + def.timeoutMs + SAMPLE_EVERY_MS);
 }
 
+const aheadRow = mapper({ clockAheadMs: nullable(int) });
+
+/**
+ * How far ahead of the server's clock the frames of `host`'s last request were dated, when past
+ * MAX_AHEAD_MS: its runs are then skipped (clock-ahead.ts) and never arrive; null otherwise.
+ */
+function skippedAheadMs(db: DatabaseSync, host: string): number | null {
+  const ahead = one(db, 'SELECT clock_ahead_ms FROM hosts WHERE name = ?', aheadRow, host)?.clockAheadMs;
+  return ahead != null && ahead > MAX_AHEAD_MS ? ahead : null;
+}
+
 export type StaleWatch = {
   start(): void;
   stop(): void;
@@ -38,7 +52,9 @@ export type StaleWatch = {
  * run makes it known again. Counted from the run's arrival on the server's clock, not its date, so a
  * host whose clock is wrong is judged as any other; and from the later of that, the check's last change
  * (a check newly assigned has its grace), the agent's connection (after a silence) and the server's
- * start (arrivals are kept in memory). A check already unknown for another reason (its agent is too
+ * start (arrivals are kept in memory). When the host's runs arrive but are skipped for being dated too
+ * far ahead (an older agent on a host whose clock is ahead, clock-ahead.ts), the detail says that, not
+ * that the agent does not run the check. A check already unknown for another reason (its agent is too
  * old for it, or may not read its variables) keeps that reason.
  */
 export function createStaleWatch(options: {
@@ -58,8 +74,11 @@ export function createStaleWatch(options: {
   let armedAt = Number.POSITIVE_INFINITY;
   let writing = false;
 
-  /** When the check turns stale and what it then says; null when it cannot (already unknown for a reason, not an agent's). */
-  function judge(entry: Entry, host: string, since: number, now: number) {
+  /**
+   * When the check turns stale and what it then says; null when it cannot (already unknown for a
+   * reason, not an agent's). With `db`, the detail names a host clock whose runs are skipped.
+   */
+  function judge(entry: Entry, host: string, since: number, now: number, db?: DatabaseSync) {
     const { rec, def } = entry;
     if (def.kind === 'heartbeat' || def.kind === 'domain') return null;
     const { status } = rec.state;
@@ -81,23 +100,26 @@ export function createStaleWatch(options: {
       since,
       startedAt,
     );
+    const ahead = db ? skippedAheadMs(db, host) : null;
     return {
       at: counted + staleAfterMs(def),
       detail:
-        last !== null
-          ? `the agent on ${host} has not run this check for ${spanText(now - last)}`
-          : `the agent on ${host} has not run this check since it was assigned ${spanText(now - rec.updatedAt)} ago`,
+        ahead !== null
+          ? `runs from ${host} are dated ${spanText(ahead)} ahead of mon's clock and skipped: fix the host's clock`
+          : last !== null
+            ? `the agent on ${host} has not run this check for ${spanText(now - last)}`
+            : `the agent on ${host} has not run this check since it was assigned ${spanText(now - rec.updatedAt)} ago`,
     };
   }
 
-  /** The checks due now, and the next deadline of the others. */
-  function scan(now: number): { due: CheckResult[]; next: number } {
+  /** The checks due now, and the next deadline of the others; their details read `db` when given. */
+  function scan(now: number, db?: DatabaseSync): { due: CheckResult[]; next: number } {
     const due: CheckResult[] = [];
     let next = Number.POSITIVE_INFINITY;
     for (const [host, since] of connected()) {
       for (const id of checksOf(host)) {
         const entry = engine.get(id);
-        const stale = entry && judge(entry, host, since, now);
+        const stale = entry && judge(entry, host, since, now, db);
         if (!stale) continue;
         if (stale.at <= now) due.push({ type: 'unknown', checkId: id, ts: now, detail: stale.detail });
         else next = Math.min(next, stale.at);
@@ -123,9 +145,9 @@ export function createStaleWatch(options: {
     }
     writing = true;
     deps.store.writer
-      .run((_db, tx) => {
+      .run((db, tx) => {
         // Judged again in the job: a run or a silence may have been committed since the scan.
-        const again = scan(clock.now()).due;
+        const again = scan(clock.now(), db).due;
         if (again.length > 0) engine.recordIn(tx, again);
       })
       .then(

@@ -45,20 +45,26 @@ describe('the script in Chromium', () => {
   });
 
   test('the page’s address without its fragment and query but utm_ parameters, the referrer as its origin, an inline script’s address as the page’s', async () => {
-    const inline = `<script>function inline() { throw new Error('inline'); }</script>`;
+    // Code run by eval and new Function names the page's address inside its frames, not at their end.
+    const inline = `<script>function inline() { throw new Error('inline'); }
+      function viaEval() { eval("(function inner() { throw new Error('evaled'); })()"); }
+      function viaFunction() { new Function("throw new Error('made');")(); }</script>`;
     const shop = await site('secrets.example', trackerSnippet(kit.collector.url, 'secrets.example') + inline);
     const { context, page } = await visitor();
     await page.goto(
       `${shop.url}/account?session=SECRET1&utm_source=mail&utm_campaign=spring%20sale&next=/a?b#access_token=SECRET2`,
       { referer: 'https://mail.example/inbox/42?token=SECRET3#SECRET4' },
     );
-    await page.evaluate(() => setTimeout(() => (window as unknown as { inline: () => void }).inline()));
+    await page.evaluate(() => {
+      const scripts = window as unknown as Record<'inline' | 'viaEval' | 'viaFunction', () => void>;
+      for (const name of ['inline', 'viaEval', 'viaFunction'] as const) setTimeout(() => scripts[name]());
+    });
     await page.evaluate(() => history.pushState({}, '', '/settings?session=SECRET5#SECRET6'));
     await page.evaluate(() => dispatchEvent(new Event('pagehide')));
     const sent = await waitForEvents(
       'secrets.example',
-      'a view, an error, the time, a view, the time',
-      (all) => all.length === 5,
+      'a view, three errors, the time, a view, the time',
+      (all) => all.length === 7,
     );
     const bodies = kit.collector.to('/e').filter((r) => (r.json as TrackerEvent).d === 'secrets.example');
     assert.ok(

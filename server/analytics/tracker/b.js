@@ -238,8 +238,8 @@
         // leaves room for the frames.
         const head = `${type}: ${message}`;
         // Scripts' addresses without their query: an inline script's is the page's own, tokens and all
-        // (mon keeps none of it).
-        const frames = stack && String(stack).replace(/\?\S*?(?=(:\d+){2}\)?$)/gm, '');
+        // (mon keeps none of it); eval's frames name it inside, before "), <anonymous>".
+        const frames = stack && String(stack).replace(/\?\S*?(?=(:\d+){2}(\)|$))/gm, '');
         const rest = message && frames?.startsWith(head) ? `${type}:${frames.slice(head.length)}` : frames;
         const top = cut(rest?.split('\n', 11).join('\n'), 4000);
         // A rejection carries no place of its own: the first frame of its stack names it.

@@ -37,10 +37,13 @@ export type TrackerItem = {
       };
 };
 
+/** A known site: its domain, its service, and whether mon.toml names it (else the API added it). */
+export type KnownSite = { domain: string; service: string; fromFile: boolean };
+
 /** Which known site a domain is, and which service it belongs to (sites.ts). */
 export type Sites = {
   /** The known site for this domain (exact, lowercase), or null. */
-  find(domain: string): { domain: string; service: string } | null;
+  find(domain: string): KnownSite | null;
   /** Every known site, sorted by domain. */
-  list(): { domain: string; service: string }[];
+  list(): KnownSite[];
 };

@@ -173,6 +173,7 @@ test('a minute after start, then every hour on the clock: the visitor salts, the
   const pruned: number[] = [];
   const visitors: VisitorIds = {
     idOf: () => Promise.reject(new Error('not used')),
+    dayBeforeIdOf: () => null,
     prune: async (now) => {
       pruned.push(now);
     },

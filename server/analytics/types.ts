@@ -10,6 +10,11 @@ export type TrackerItem = {
   ts: number;
   /** Keyed hash (hex) of site, address and user agent with the day's salt. */
   visitor: string;
+  /**
+   * For an engagement that may belong to a visit open at midnight UTC (its engaged time began less
+   * than 30 minutes after midnight): the visitor's id of the day before, if that day's salt is kept.
+   */
+  dayBeforeVisitor?: string;
   /** The page's path, without query or fragment, like `/pricing`. */
   page: string;
   /** `desktop`, `mobile` or `tablet`. */

@@ -76,8 +76,8 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
     },
     async stop() {
       housekeeping.stop();
+      // A purge under way is not waited for (it may take half a minute): the next start finishes it.
       await queue.close();
-      await purging;
     },
   };
   // `pruned`: resolves once the housekeeping pass under way, if any, is done; `purged`, once the

@@ -197,6 +197,11 @@ export type AnalyticsRead = {
   sites: string[];
   /** The service the site belongs to (its deploys are the ones error groups name), or null without a site. */
   service: string | null;
+  /**
+   * Whether mon.toml names the site (a `[[service]]`'s `sites`): it is removed by taking it out of the
+   * file, not with `DELETE /api/v1/sites/{domain}`. False without a site.
+   */
+  fromFile: boolean;
   from: number;
   to: number;
   totals: AnalyticsTotals;

@@ -106,15 +106,25 @@ function applyView(
  * Engaged time adds to the visit going on (and to the totals of the hour and day it started in); it
  * may end its bounce. A visit is going on if it was less than 30 idle minutes old when the engaged
  * time began (a long read sends its time at the end), and the report moves its `lastAt`, so the view
- * of the same navigation that follows continues it too. Without a visit it adds to nothing. Web
- * Vitals count either way.
+ * of the same navigation that follows continues it too. Just after midnight UTC, the visit may be one
+ * begun under the visitor's id of the day before (`dayBeforeVisitor`). Without a visit it adds to
+ * nothing. Web Vitals count either way.
  */
 function applyEngagement(
   { db, rollups }: Batch,
-  item: TrackerItem,
+  today: TrackerItem,
   event: Event<'engage'>,
-  latest: Session | null,
+  todays: Session | null,
 ): void {
+  let item = today;
+  let latest = todays;
+  if (!continues(latest, item.ts, event.engagedMs) && today.dayBeforeVisitor !== undefined) {
+    const before = latestSession(db, today.site, today.dayBeforeVisitor);
+    if (continues(before, today.ts, event.engagedMs)) {
+      item = { ...today, visitor: today.dayBeforeVisitor };
+      latest = before;
+    }
+  }
   if (continues(latest, item.ts, event.engagedMs)) {
     const bounced = isBouncing(latest.views, latest.engagedMs);
     latest.engagedMs += event.engagedMs;

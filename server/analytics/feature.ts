@@ -1,12 +1,14 @@
 import type { CheckEngine } from '../checks/engine.ts';
 import type { Deps } from '../deps.ts';
 import type { Feature } from '../feature.ts';
+import { exists } from '../store/rows.ts';
 import type { Tx } from '../store/writer.ts';
 import { applyTrackerItems } from './apply.ts';
 import { createAnalyticsHousekeeping } from './housekeeping.ts';
 import { registerIngest } from './ingest.ts';
 import { registerAnalyticsReads } from './routes.ts';
 import { SharedAddressWatch } from './shared-address.ts';
+import { purgeRemovedSites } from './site-removal.ts';
 import { createSites } from './sites.ts';
 import { registerSites } from './sites-routes.ts';
 import { registerTrackerScript } from './tracker.ts';
@@ -35,28 +37,50 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
   const visitors = createVisitorIds(deps);
   const shared = new SharedAddressWatch();
   const housekeeping = createAnalyticsHousekeeping(deps, visitors);
+  const apply = options.applyItems ?? applyTrackerItems;
+  // An event queued before its site was removed (or taken out of mon.toml) is dropped, not stored.
+  const known = (item: TrackerItem) => sites.find(item.site) !== null;
   const queue = deps.store.ingestQueue<TrackerItem>({
     maxAcknowledged: options.maxWaitingEvents ?? MAX_WAITING_EVENTS,
     maxBatch: EVENTS_PER_JOB,
     onUnavailable: () => deps.metrics.ingestRejected.inc({ reason: 'queue_full' }),
-    apply: options.applyItems ?? ((tx, items) => applyTrackerItems(tx, items)),
+    apply: (tx, items) => apply(tx, items.every(known) ? items : items.filter(known)),
   });
+  /** Removed sites' data, deleted in bounded jobs one purge after another (site-removal.ts). */
+  let purging: Promise<void> = Promise.resolve();
+  const purgeRemoved = () => {
+    purging = purging
+      .then(() => purgeRemovedSites(deps))
+      .then(
+        () => {},
+        (error: unknown) => deps.log.warn('removed sites not purged', { error: String(error) }),
+      );
+    return purging;
+  };
+  const removed = (domain: string) => {
+    shared.forget(domain);
+    void purgeRemoved();
+  };
   const feature: Feature = {
     name: 'analytics',
     routes(app) {
       registerTrackerScript(app, deps);
       registerIngest(app, deps, { queue, sites, visitors, shared });
       registerAnalyticsReads(app, deps, { sites, shared });
-      registerSites(app, engine, sites);
+      registerSites(app, engine, sites, removed);
     },
     start() {
+      // A removal a crash cut short goes on.
+      if (exists(deps.store.read, 'SELECT 1 FROM sites_removed')) void purgeRemoved();
       housekeeping.start();
     },
     async stop() {
       housekeeping.stop();
+      // A purge under way is not waited for (it may take half a minute): the next start finishes it.
       await queue.close();
     },
   };
-  // `pruned`: resolves once the housekeeping pass under way, if any, is done.
-  return { feature, sites, pruned: housekeeping.idle };
+  // `pruned`: resolves once the housekeeping pass under way, if any, is done; `purged`, once the
+  // deletion of removed sites' data under way, if any, is.
+  return { feature, sites, pruned: housekeeping.idle, purged: () => purging };
 }

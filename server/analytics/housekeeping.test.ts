@@ -7,7 +7,7 @@ import type { WriteFn } from '../store/writer.ts';
 import { createTestServer, memoryLog, type TestServer, within } from '../testing.ts';
 import { createAnalyticsHousekeeping, pruneAnalytics } from './housekeeping.ts';
 import { hourlyKeptFrom, pageVitalsKeptFrom, RAW_RETENTION_MS } from './retention.ts';
-import { engage, jsError, rows, store, view } from './storage-testkit.ts';
+import { engage, jsError, knowSites, rows, store, view } from './storage-testkit.ts';
 import type { VisitorIds } from './visitors.ts';
 
 const NOW = Date.UTC(2026, 2, 10, 12, 30);
@@ -15,6 +15,8 @@ const NOW = Date.UTC(2026, 2, 10, 12, 30);
 async function server(t: TestContext, clock = new FakeClock(NOW)): Promise<TestServer> {
   const s = await createTestServer({ clock });
   t.after(() => s.dispose());
+  // Known sites: the data of a site mon does not know goes whole once old (site-removal.ts).
+  await knowSites(s, 'shop.example', 'blog.example');
   return s;
 }
 
@@ -171,6 +173,7 @@ test('a minute after start, then every hour on the clock: the visitor salts, the
   const pruned: number[] = [];
   const visitors: VisitorIds = {
     idOf: () => Promise.reject(new Error('not used')),
+    dayBeforeIdOf: () => null,
     prune: async (now) => {
       pruned.push(now);
     },

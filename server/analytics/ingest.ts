@@ -10,6 +10,7 @@ import { createCountries } from './countries.ts';
 import { trackerItem } from './enrich.ts';
 import { readTrackerEvent } from './event-body.ts';
 import { extensionField } from './extensions.ts';
+import { mayContinueDayBefore } from './sessions.ts';
 import type { SharedAddressWatch } from './shared-address.ts';
 import type { Sites, TrackerItem } from './types.ts';
 import { UserAgents } from './user-agents.ts';
@@ -160,6 +161,11 @@ export function registerIngest(
         traits,
         country: countries.of(address),
       });
+      // Engagement just after midnight UTC may end a visit begun under yesterday's id.
+      if (item.event.kind === 'engage' && mayContinueDayBefore(ts, item.event.engagedMs)) {
+        const before = visitors.dayBeforeIdOf(site.domain, address, userAgent ?? '', ts);
+        if (before !== null) item.dayBeforeVisitor = before;
+      }
       // Answered once stored; storage unable to take it rejects with 503 (counted by the queue as `queue_full`).
       await queue.submit(item);
       deps.metrics.ingestAccepted.inc({ endpoint: 'tracker' });

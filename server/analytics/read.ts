@@ -12,10 +12,10 @@ import { spanPieces } from './pieces.ts';
 import { previousSpan, readSpan } from './ranges.ts';
 import { errorGroupsKeptFrom } from './retention.ts';
 import { noTotals, readTotals, readTraffic } from './traffic.ts';
-import type { Sites } from './types.ts';
+import type { KnownSite, Sites } from './types.ts';
 import { readVitals } from './vitals-read.ts';
 
-type Site = { domain: string; service: string };
+type Site = KnownSite;
 
 /**
  * The site a read asks for: `site` (a domain) when given, a 404 when mon does not know it; else the
@@ -62,6 +62,7 @@ export function readAnalytics(
   return {
     site: domain,
     service: site?.service ?? null,
+    fromFile: site?.fromFile ?? false,
     sites: input.sites.list().map((s) => s.domain),
     from: span.from,
     to: span.to,

@@ -31,6 +31,29 @@ test('an untrusted peer that forwards events is named with its share of the even
   assert.deepEqual(watch.of('blog.example', T0, nobodyTrusted), { forwarded: null, proxy: null });
 });
 
+test('an untrusted peer is named only once 20 visitors came through it: one person’s own header names nobody', () => {
+  const watch = new SharedAddressWatch();
+  others(watch, 30);
+  // One visitor whose extension (or own proxy) adds X-Forwarded-For: their address is the peer.
+  const person = visitorId();
+  for (let i = 0; i < 40; i++) watch.note('shop.example', T0, '127.0.0.9', person, '127.0.0.9');
+  assert.equal(watch.of('shop.example', T0, nobodyTrusted).forwarded, null);
+  // 19 visitors through one peer, over two hours: still not enough to tell a proxy from a few people.
+  for (let i = 0; i < 18; i++) {
+    watch.note('shop.example', T0 + (i % 2) * HOUR, '203.0.113.7', visitorId(), '203.0.113.7');
+  }
+  watch.note('shop.example', T0 + HOUR, '127.0.0.9', person, '127.0.0.9');
+  assert.equal(watch.of('shop.example', T0 + HOUR, nobodyTrusted).forwarded, null);
+  watch.note('shop.example', T0 + HOUR, '203.0.113.7', visitorId(), '203.0.113.7');
+  assert.equal(watch.of('shop.example', T0 + HOUR, nobodyTrusted).forwarded, null, '19 visitors');
+  // The 20th: a proxy, named with its share of the events (20 of 30 + 41 + 20).
+  watch.note('shop.example', T0 + HOUR, '203.0.113.7', visitorId(), '203.0.113.7');
+  assert.deepEqual(watch.of('shop.example', T0 + HOUR, nobodyTrusted).forwarded, {
+    address: '203.0.113.7',
+    sharePercent: 22,
+  });
+});
+
 test('an address is a proxy with at least 20 visitors making at least 10% of the site’s', () => {
   const watch = new SharedAddressWatch();
   others(watch, 75);

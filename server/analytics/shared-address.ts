@@ -11,7 +11,11 @@ const MAX_PEERS = 64;
 const MAX_ADDRESSES = 2_000;
 /** (address, visitor) pairs kept per site and hour at most: about 20 bytes each. */
 const MAX_PAIRS = 20_000;
-/** A proxy is named when this many visitors share its address… */
+/**
+ * A proxy is named when this many visitors share its address… An untrusted forwarding peer is named
+ * only once as many visitors came through it: one person, whatever their browser extension or own
+ * proxy writes in X-Forwarded-For, is one visitor a day per browser, a handful in 24 hours at most.
+ */
 export const PROXY_MIN_VISITORS = 20;
 /** …and they are at least this percent of the site's visitors. */
 export const PROXY_MIN_PERCENT = 10;
@@ -19,7 +23,8 @@ export const PROXY_MIN_PERCENT = 10;
 type Hour = {
   at: number;
   events: number;
-  forwarded: Map<string, number>;
+  /** Per untrusted forwarding peer: its events, and its visitors (first 32 bits of their ids, up to PROXY_MIN_VISITORS). */
+  forwarded: Map<string, { events: number; visitors: Set<number> }>;
   visitors: DistinctCount;
   /** Visitors per client address, by the first 32 bits of their id. */
   byAddress: Map<string, Set<number>>;
@@ -42,12 +47,19 @@ export class SharedAddressWatch {
     const hour = this.hourOf(site, now);
     hour.events++;
     hour.visitors.add(visitor);
-    if (untrustedPeer !== null) {
-      const seen = hour.forwarded.get(untrustedPeer);
-      if (seen !== undefined || hour.forwarded.size < MAX_PEERS)
-        hour.forwarded.set(untrustedPeer, (seen ?? 0) + 1);
-    }
     const key = Number.parseInt(visitor.slice(0, 8), 16);
+    if (untrustedPeer !== null) {
+      let peer = hour.forwarded.get(untrustedPeer);
+      if (!peer && hour.forwarded.size < MAX_PEERS) {
+        peer = { events: 0, visitors: new Set() };
+        hour.forwarded.set(untrustedPeer, peer);
+      }
+      if (peer) {
+        peer.events++;
+        // Enough to tell: an hour at the minimum makes the 24 hours reach it.
+        if (peer.visitors.size < PROXY_MIN_VISITORS) peer.visitors.add(key);
+      }
+    }
     if (hour.byAddress.get(address)?.has(key)) return;
     if (hour.byAddress.size >= MAX_ADDRESSES || hour.pairs >= MAX_PAIRS) keepBusiest(hour);
     if (hour.pairs >= MAX_PAIRS) return;
@@ -60,18 +72,30 @@ export class SharedAddressWatch {
     hour.pairs++;
   }
 
+  /** Forgets what it saw of `site` (removed: docs/analytics.md "Removing a site"). */
+  forget(site: string): void {
+    this.sites.delete(site);
+  }
+
   /** What the analytics read says of `site` at `now`; `trusted` says whether a peer is trusted now. */
   of(site: string, now: number, trusted: (peer: string) => boolean): SharedAddress {
     const since = Math.floor(now / HOUR) * HOUR - (WINDOW_HOURS - 1) * HOUR;
     const hours = (this.sites.get(site) ?? []).filter((h) => h.at >= since && h.at <= now);
     let events = 0;
     const visitors = new DistinctCount();
-    const byPeer = new Map<string, number>();
+    const byPeer = new Map<string, { events: number; visitors: Set<number> }>();
     const byAddress = new Map<string, Set<number>>();
     for (const hour of hours) {
       events += hour.events;
       visitors.merge(hour.visitors);
-      for (const [peer, n] of hour.forwarded) byPeer.set(peer, (byPeer.get(peer) ?? 0) + n);
+      for (const [address, peer] of hour.forwarded) {
+        const all = byPeer.get(address);
+        if (!all) byPeer.set(address, { events: peer.events, visitors: new Set(peer.visitors) });
+        else {
+          all.events += peer.events;
+          for (const id of peer.visitors) all.visitors.add(id);
+        }
+      }
       for (const [address, ids] of hour.byAddress) {
         const all = byAddress.get(address);
         if (all) for (const id of ids) all.add(id);
@@ -129,15 +153,20 @@ function keepBusiest(hour: Hour): void {
   hour.pairs = pairs;
 }
 
-/** The peer that forwarded the most events and is still not trusted, with its share of the events. */
+/**
+ * The peer that forwarded the most events and is still not trusted, with its share of the events:
+ * among those at least PROXY_MIN_VISITORS visitors came through, a proxy rather than a person (named in
+ * full: a visitor's own address is never shown).
+ */
 function worstPeer(
-  byPeer: Map<string, number>,
+  byPeer: Map<string, { events: number; visitors: Set<number> }>,
   events: number,
   trusted: (peer: string) => boolean,
 ): SharedAddress['forwarded'] {
   let worst: { address: string; n: number } | null = null;
-  for (const [address, n] of byPeer) {
-    if (trusted(address)) continue;
+  for (const [address, peer] of byPeer) {
+    if (trusted(address) || peer.visitors.size < PROXY_MIN_VISITORS) continue;
+    const n = peer.events;
     if (!worst || n > worst.n || (n === worst.n && address < worst.address)) worst = { address, n };
   }
   if (!worst || events === 0) return null;

@@ -63,7 +63,11 @@ test('a site with a check: the service, the check and the site in one writer job
     '<script defer src="https://mon.example/b.js" data-domain="shop.example"></script>',
   );
   // POST /e knows the site as soon as the answer is out.
-  assert.deepEqual(server.analytics.sites.find('shop.example'), { domain: 'shop.example', service: 'shop' });
+  assert.deepEqual(server.analytics.sites.find('shop.example'), {
+    domain: 'shop.example',
+    service: 'shop',
+    fromFile: false,
+  });
   assert.deepEqual(storedSites(server), [{ domain: 'shop.example', service: 'shop' }]);
   assert.equal(engine.get(answer.check!)?.rec.service, 'shop');
   assert.ok(published.includes('service:shop') && published.includes('overview'), published.join());
@@ -221,6 +225,7 @@ test('services show their sites, the file’s and the API’s; a domain in both 
   assert.deepEqual(server.analytics.sites.find('www.shop.example'), {
     domain: 'www.shop.example',
     service: 'files',
+    fromFile: true,
   });
 });
 

@@ -12,14 +12,22 @@ import { publicBase } from '../http/public-base.ts';
 import { conflict, invalid } from '../problem.ts';
 import { exists } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { removeSite, siteBeingRemoved } from './site-removal.ts';
 import { trackerSnippet } from './tracker.ts';
 import type { Sites } from './types.ts';
 
-/** `POST /api/v1/sites`: atomic; creates the service when missing and the check, if any; answers the snippet. */
+type KnownSites = Sites & { refresh(): void; forget(domain: string): void };
+
+/**
+ * `POST /api/v1/sites`: atomic; creates the service when missing and the check, if any; answers the
+ * snippet. `DELETE /api/v1/sites/{domain}` (mon's own, in the shape of `DELETE /api/v1/hosts/{name}`):
+ * 204 once the site is removed; `removed` then forgets it in memory and deletes its data.
+ */
 export function registerSites(
   app: FastifyInstance,
   engine: CheckEngine,
-  sites: Sites & { refresh(): void },
+  sites: KnownSites,
+  removed: (domain: string) => void,
 ): void {
   app.post('/api/v1/sites', async (request, reply) => {
     const body = siteBodySchema.parse(request.body);
@@ -33,6 +41,20 @@ export function registerSites(
     };
     return reply.code(201).send(answer);
   });
+
+  app.delete<{ Params: { domain: string } }>('/api/v1/sites/:domain', async (request, reply) => {
+    // As reads take it: any case.
+    const domain = request.params.domain.trim().toLowerCase();
+    await removeSite(engine.deps, domain, {
+      forget: sites.forget,
+      undo: sites.refresh,
+      removed: (gone) => {
+        sites.refresh();
+        removed(gone);
+      },
+    });
+    return reply.code(204).send();
+  });
 }
 
 /**
@@ -42,7 +64,7 @@ export function registerSites(
  */
 async function addSite(
   engine: CheckEngine,
-  sites: Sites & { refresh(): void },
+  sites: KnownSites,
   input: { domain: string; service: string; check: CheckBody | null },
 ): Promise<Omit<SiteCreated, 'snippet'>> {
   const { deps } = engine;
@@ -61,6 +83,11 @@ async function addSite(
     if (inFile) throw conflict(`the site ${domain} belongs to the service "${inFile.name}" in mon.toml`);
     if (exists(db, 'SELECT 1 FROM sites WHERE domain = ?', domain)) {
       throw conflict(`the site ${domain} exists`);
+    }
+    if (siteBeingRemoved(db, domain)) {
+      throw conflict(
+        `the site ${domain} was just removed and its data is being deleted; add it again in a moment`,
+      );
     }
     if (
       config.services.some((s) => s.name === service) ||

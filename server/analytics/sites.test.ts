@@ -15,7 +15,7 @@ test('known sites are the file’s and the table’s, the file winning, renewed 
     work.remove();
   });
   const sites = createSites(server.deps);
-  assert.deepEqual(sites.find('shop.example'), { domain: 'shop.example', service: 'shop' });
+  assert.deepEqual(sites.find('shop.example'), { domain: 'shop.example', service: 'shop', fromFile: true });
   assert.equal(sites.find('blog.example'), null);
   await server.deps.store.writer.run((db) => {
     db.prepare('INSERT INTO sites (domain, service, created_at) VALUES (?, ?, 0), (?, ?, 0)').run(
@@ -27,7 +27,12 @@ test('known sites are the file’s and the table’s, the file winning, renewed 
   });
   sites.refresh();
   assert.deepEqual(
-    sites.list().map((s) => `${s.domain}:${s.service}`),
-    ['blog.example:blog', 'shop.example:shop'],
+    sites.list().map((s) => `${s.domain}:${s.service}:${s.fromFile}`),
+    ['blog.example:blog:false', 'shop.example:shop:true'],
   );
+  // A removal drops one at once; a refresh reads the table again.
+  sites.forget('blog.example');
+  assert.equal(sites.find('blog.example'), null);
+  sites.refresh();
+  assert.equal(sites.find('blog.example')?.service, 'blog');
 });

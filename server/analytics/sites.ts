@@ -4,9 +4,9 @@ import type { Deps } from '../deps.ts';
 import { all, mapper, text } from '../store/rows.ts';
 import type { Sites } from './types.ts';
 
-type Site = { domain: string; service: string };
+type Site = { domain: string; service: string; fromFile: boolean };
 
-const siteRow = mapper({ domain: text, service: text });
+const siteRow = mapper({ domain: text, service: text }, (r): Site => ({ ...r, fromFile: false }));
 
 /**
  * Known sites, sorted by domain: those added by `POST /api/v1/sites` (the `sites` table) and mon.toml's
@@ -17,7 +17,7 @@ export function readSites(db: DatabaseSync, services: readonly FileService[]): S
   const byDomain = new Map<string, Site>();
   for (const row of all(db, 'SELECT domain, service FROM sites', siteRow)) byDomain.set(row.domain, row);
   for (const s of services) {
-    for (const domain of s.sites) byDomain.set(domain, { domain, service: s.name });
+    for (const domain of s.sites) byDomain.set(domain, { domain, service: s.name, fromFile: true });
   }
   return [...byDomain.values()].sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
 }
@@ -35,9 +35,10 @@ export function sitesByService(db: DatabaseSync, services: readonly FileService[
 
 /**
  * Known sites (readSites), kept in memory for `POST /e`: renewed after each mon.toml that loads and by
- * `refresh()` after a site is added.
+ * `refresh()` after a site is added or removed. `forget` drops one at once, in the removal's writer
+ * job: tracker events applied after it in the same transaction are then dropped too (feature.ts).
  */
-export function createSites(deps: Deps): Sites & { refresh(): void } {
+export function createSites(deps: Deps): Sites & { refresh(): void; forget(domain: string): void } {
   let byDomain = new Map<string, Site>();
   const refresh = () => {
     byDomain = new Map(readSites(deps.store.read, deps.config.current().services).map((s) => [s.domain, s]));
@@ -48,5 +49,9 @@ export function createSites(deps: Deps): Sites & { refresh(): void } {
     find: (domain) => byDomain.get(domain) ?? null,
     list: () => [...byDomain.values()],
     refresh,
+    forget: (domain) => {
+      byDomain = new Map(byDomain);
+      byDomain.delete(domain);
+    },
   };
 }

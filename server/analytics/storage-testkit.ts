@@ -56,6 +56,15 @@ export function store(server: TestServer, items: TrackerItem[]): Promise<void> {
   return server.deps.store.writer.run((_db, tx) => applyTrackerItems(tx, items));
 }
 
+/** Makes `domains` sites of the API, so that housekeeping keeps their data as a known site's. */
+export function knowSites(server: TestServer, ...domains: string[]): Promise<void> {
+  return server.deps.store.writer.run((db) => {
+    for (const domain of domains) {
+      db.prepare('INSERT INTO sites (domain, service, created_at) VALUES (?, ?, 0)').run(domain, 'shop');
+    }
+  });
+}
+
 /** Rows of a query on the read connection, as plain objects. */
 export function rows(server: TestServer, sql: string, ...params: SQLInputValue[]): Record<string, unknown>[] {
   return server.deps.store.read

@@ -10,6 +10,11 @@ export type TrackerItem = {
   ts: number;
   /** Keyed hash (hex) of site, address and user agent with the day's salt. */
   visitor: string;
+  /**
+   * For an engagement that may belong to a visit open at midnight UTC (its engaged time began less
+   * than 30 minutes after midnight): the visitor's id of the day before, if that day's salt is kept.
+   */
+  dayBeforeVisitor?: string;
   /** The page's path, without query or fragment, like `/pricing`. */
   page: string;
   /** `desktop`, `mobile` or `tablet`. */
@@ -37,10 +42,13 @@ export type TrackerItem = {
       };
 };
 
+/** A known site: its domain, its service, and whether mon.toml names it (else the API added it). */
+export type KnownSite = { domain: string; service: string; fromFile: boolean };
+
 /** Which known site a domain is, and which service it belongs to (sites.ts). */
 export type Sites = {
   /** The known site for this domain (exact, lowercase), or null. */
-  find(domain: string): { domain: string; service: string } | null;
+  find(domain: string): KnownSite | null;
   /** Every known site, sorted by domain. */
-  list(): { domain: string; service: string }[];
+  list(): KnownSite[];
 };

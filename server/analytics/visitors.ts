@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { Deps } from '../deps.ts';
-import { blob, int, scalar } from '../store/rows.ts';
+import { blob, int, mapper, one, scalar } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 
 /**
@@ -15,6 +15,11 @@ export type VisitorIds = {
    * known, else once it is stored (the day's first event).
    */
   idOf(site: string, address: string, userAgent: string, now: number): string | Promise<string>;
+  /**
+   * The visitor's id of the UTC day before `now`'s, or null when that day's salt is gone or was never
+   * made (nobody visited then). Never makes a salt: it reads one stored.
+   */
+  dayBeforeIdOf(site: string, address: string, userAgent: string, now: number): string | null;
   /**
    * Deletes salts of days that began more than 48 hours before `now` (a writer job), their bytes
    * overwritten, then empties the WAL, which still holds earlier copies of their page. Rejects when the
@@ -41,6 +46,8 @@ export function createVisitorIds(deps: Deps): VisitorIds {
   const salts = new Map<number, Promise<KeyObject>>();
   /** The salts stored, by day: most events find theirs here and need no promise. */
   const ready = new Map<number, KeyObject>();
+  /** Days looked up for `dayBeforeIdOf` without a salt: a day over gets none. */
+  const saltless = new Set<number>();
 
   const saltOf = (day: number): Promise<KeyObject> => {
     let salt = salts.get(day);
@@ -76,10 +83,27 @@ export function createVisitorIds(deps: Deps): VisitorIds {
       if (key) return visitorId(key, site, address, userAgent);
       return saltOf(day).then((salt) => visitorId(salt, site, address, userAgent));
     },
+    dayBeforeIdOf(site, address, userAgent, now) {
+      const day = Math.floor(now / DAY) * DAY - DAY;
+      if (saltless.has(day)) return null;
+      let key = ready.get(day);
+      if (!key) {
+        // Not used since a restart: read from the database (the day is over, so it changes no more).
+        const stored = one(deps.store.read, 'SELECT salt FROM analytics_salts WHERE day = ?', saltRow, day);
+        if (!stored) {
+          saltless.add(day);
+          return null;
+        }
+        key = createSecretKey(Buffer.from(stored.salt));
+        ready.set(day, key);
+      }
+      return visitorId(key, site, address, userAgent);
+    },
     async prune(now) {
       const before = now - SALT_KEPT_MS;
       for (const day of salts.keys()) if (day < before) salts.delete(day);
       for (const day of ready.keys()) if (day < before) ready.delete(day);
+      for (const day of saltless) if (day < before) saltless.delete(day);
       const deleted = await deps.store.writer.run((db) => {
         // SQLite leaves a deleted row's bytes in its page unless told to overwrite them with zeros:
         // for this delete only (docs/analytics.md, "Visitors").
@@ -103,6 +127,8 @@ export function createVisitorIds(deps: Deps): VisitorIds {
     },
   };
 }
+
+const saltRow = mapper({ salt: blob });
 
 function visitorId(salt: KeyObject, site: string, address: string, userAgent: string): string {
   // None of the three holds a line break (a header cannot), so the joined text is unambiguous.

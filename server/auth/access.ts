@@ -146,6 +146,7 @@ export const accessTable = {
   'GET /api/v1/analytics': 'read',
   'GET /api/v1/analytics/:list': 'read',
   'POST /api/v1/sites': 'write',
+  'DELETE /api/v1/sites/:domain': 'write',
   // Live updates
   'GET /api/v1/stream': 'read',
 } as const satisfies Record<string, Access>;

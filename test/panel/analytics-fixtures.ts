@@ -91,6 +91,7 @@ export function siteRead(sites: string[], site: string | null, range: string, no
     site: shown,
     sites,
     service: shown === null ? null : shown === SHOP ? 'shop' : 'blog',
+    fromFile: shown === SHOP,
     from: now - span,
     to: now,
     totals: busy ? { visitors: 1234, views: 4321, visits: 1500, bounce: 42.5, time: 95_000 } : zero,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import type { AnalyticsRead } from '../../protocol/analytics.ts';
 import type { IncidentRead } from '../../protocol/incidents.ts';
 import { statement } from '../../server/store/statements.ts';
 import {
@@ -382,6 +383,47 @@ test('an admin adds another site from a site page; the nav leads to analytics', 
     await page.waitForURL(`${base}/analytics?site=${BLOG}&range=24h`);
     await page.getByTestId('no-data').waitFor();
     assert.deepEqual(await page.getByLabel('Site').locator('option').allTextContents(), [BLOG, SHOP]);
+  });
+});
+
+test('Remove site asks first naming what goes, then removes; a site of mon.toml has no such button', async () => {
+  // A site of the real server (no fixture routes), with a typo in its domain.
+  const typo = 'shop.exmaple.com';
+  await world.api('POST', '/sites', { domain: typo, service: 'typo' });
+  const known = async () => (await world.api<AnalyticsRead>('GET', '/analytics')).sites.includes(typo);
+  await withPage('analytics-remove-site', async (page) => {
+    await page.goto(`${base}/analytics?site=${typo}`);
+    await page.getByRole('button', { name: 'Remove site…' }).click();
+    await page
+      .getByText(`Remove ${typo}? mon stops counting its pages at once, and its visitors, page views`)
+      .waitFor();
+    assert.match(
+      String(await page.locator('.confirm').textContent()),
+      /are deleted; the checks of typo stay\. This cannot be undone\./,
+    );
+    await page.screenshot({ path: artifactPath('analytics-remove-site.png') });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await known(), true, 'cancelled: the site stays');
+    assert.equal(
+      await page
+        .getByRole('button', { name: 'Remove site…' })
+        .evaluate((el) => el === document.activeElement),
+      true,
+      'the focus back on the button',
+    );
+
+    await page.getByRole('button', { name: 'Remove site…' }).click();
+    await page.getByRole('button', { name: 'Remove site', exact: true }).click();
+    await page.waitForURL(`${base}/analytics`);
+    await page.getByTestId('no-site').waitFor();
+    assert.equal(await known(), false);
+
+    // shop.example.com is named in mon.toml (the fixture says so): it goes by taking it out of the file.
+    await serveAnalytics(page, T0, [SHOP]);
+    await page.goto(`${base}/analytics?site=${SHOP}`);
+    await page.getByTestId('totals').waitFor();
+    await page.getByRole('button', { name: 'Add a site…' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Remove site…' }).count(), 0);
   });
 });
 

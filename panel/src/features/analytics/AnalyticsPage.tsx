@@ -15,6 +15,7 @@ import { omittedText, rankedBy } from './describe.ts';
 import { ErrorGroups } from './ErrorGroups.tsx';
 import { type Range, ranges } from './keys.ts';
 import { useAnalytics } from './queries.ts';
+import { RemoveSite } from './RemoveSite.tsx';
 import { SharedAddressNotice } from './SharedAddressNotice.tsx';
 import { SiteAdded } from './SiteAdded.tsx';
 import { TopList } from './TopList.tsx';
@@ -77,6 +78,9 @@ export default function AnalyticsPage() {
             <button type="button" id={ADD_SITE_OPEN} onClick={() => setAdding(true)}>
               Add a site…
             </button>
+          ) : null}
+          {canWrite && a.site && !a.fromFile ? (
+            <RemoveSite key={a.site} domain={a.site} service={a.service} />
           ) : null}
         </div>
       </div>

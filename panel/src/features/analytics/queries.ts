@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   AnalyticsList,
   AnalyticsListRead,
@@ -6,7 +6,8 @@ import type {
   SiteBody,
   SiteCreated,
 } from '../../../../protocol/analytics.ts';
-import { enc, get, post } from '../../lib/api.ts';
+import { del, enc, get, post } from '../../lib/api.ts';
+import { navigate } from '../../lib/router.tsx';
 import { serviceKeys } from '../services/keys.ts';
 import { analyticsKeys, type ListQuery, type Range } from './keys.ts';
 
@@ -47,4 +48,17 @@ export function useRefreshSites(): () => Promise<void> {
     await client.invalidateQueries({ queryKey: analyticsKeys.all });
     void client.invalidateQueries({ queryKey: serviceKeys.list });
   };
+}
+
+/** Removes the site with its data (a 409 says mon.toml names it), then shows the first site left. */
+export function useRemoveSite(domain: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => del(`/sites/${enc(domain)}`),
+    onSuccess: () => {
+      navigate('/analytics');
+      void client.invalidateQueries({ queryKey: analyticsKeys.all });
+      void client.invalidateQueries({ queryKey: serviceKeys.list });
+    },
+  });
 }

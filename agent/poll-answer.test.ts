@@ -97,6 +97,31 @@ test('a check or command the schema refuses is left out alone and named; the res
     ['timeoutMs missing', changed(['checks', '1', 'timeoutMs'], undefined), named(db), api],
     ['expect not a list', changed(['checks', '1', 'expect'], {}), named(db), api],
     ['an assertion that is not an object', changed(['checks', '0', 'expect'], ['2xx']), named(api), db],
+    [
+      'an assertion this agent does not know (a newer server): it would read as met',
+      changed(['checks', '0', 'expect'], [{ status: '2xx' }, { headerContains: 'x-ready' }]),
+      { ...named(api), why: 'assertion headerContains is not one this agent knows' },
+      db,
+    ],
+    [
+      'a field this agent does not know on an assertion it knows',
+      changed(['checks', '0', 'expect'], [{ status: '2xx', caseless: true }]),
+      { ...named(api), why: 'assertion caseless is not one this agent knows' },
+      db,
+    ],
+    ['a status that is a list', changed(['checks', '0', 'expect'], [{ status: [200] }]), named(api), db],
+    [
+      'an assertion that tests nothing',
+      changed(['checks', '0', 'expect'], [{ degraded: true }]),
+      named(api),
+      db,
+    ],
+    [
+      'degraded a string',
+      changed(['checks', '0', 'expect'], [{ status: 200, degraded: 'no' }]),
+      named(api),
+      db,
+    ],
     ['allowLinkLocal a string', changed(['checks', '1', 'allowLinkLocal'], 'yes'), named(db), api],
     ['env values not text', changed(['checks', '0', 'env'], { REGION: null }), named(api), db],
     [

@@ -1,5 +1,5 @@
 import type { AssignedCheck, PollAnswer } from '../protocol/agent.ts';
-import { checkKinds } from '../protocol/kinds.ts';
+import { assertionFields, assertionKeys, checkKinds } from '../protocol/kinds.ts';
 
 /** A check of the answer this agent cannot read (a kind it does not know, a field it cannot take). */
 export type UnreadableCheck = {
@@ -7,7 +7,10 @@ export type UnreadableCheck = {
   id: string;
   name: string;
   kind: string;
-  /** Why: `kind grpc is not one this agent runs`, `its fields are not ones this agent reads`. */
+  /**
+   * Why: `kind grpc is not one this agent runs`, `assertion headerContains is not one this agent
+   * knows`, `its fields are not ones this agent reads`.
+   */
   why: string;
 };
 
@@ -20,8 +23,9 @@ export type UnreadableCheck = {
  * agent/poll-answer.test.ts holds it to the schema.
  *
  * The answer's frame must be read whole (null otherwise); its checks and commands are read one by
- * one: one the agent cannot read (a newer server's check kind) is left out and named in `unreadable`,
- * and the others run, so one check never stops the host from being known and sampled.
+ * one: one the agent cannot read (a newer server's check kind, or an assertion or assertion field it
+ * does not know, which it could only take as met) is left out and named in `unreadable`, and the
+ * others run, so one check never stops the host from being known and sampled.
  */
 export function readPollAnswer(value: unknown): { answer: PollAnswer; unreadable: UnreadableCheck[] } | null {
   if (!isObject(value)) return null;
@@ -61,7 +65,31 @@ function problemOf(check: unknown): string | null {
   if (!isObject(check)) return 'it is not an object';
   if (typeof check.kind === 'string' && !(checkKinds as readonly string[]).includes(check.kind))
     return `kind ${check.kind.slice(0, 64)} is not one this agent runs`;
+  const expect = Array.isArray(check.expect) ? (check.expect as unknown[]) : [];
+  for (const assertion of expect) {
+    const field = isObject(assertion)
+      ? Object.keys(assertion).find((key) => !assertionFields.includes(key))
+      : undefined;
+    if (field !== undefined) return `assertion ${field.slice(0, 64)} is not one this agent knows`;
+  }
   return isAssignedCheck(check) ? null : 'its fields are not ones this agent reads';
+}
+
+/** An assertion of known fields with values of their types, that tests something. */
+function isAssertion(a: unknown): boolean {
+  if (!isObject(a) || !assertionKeys.some((key) => a[key] !== undefined)) return false;
+  const { status, bodyContains, bodyNotContains, json, equals, responseTimeBelowMs, degraded } = a;
+  const optional = (value: unknown, ...types: string[]) =>
+    value === undefined || types.includes(typeof value);
+  return (
+    optional(status, 'number', 'string') &&
+    optional(bodyContains, 'string') &&
+    optional(bodyNotContains, 'string') &&
+    optional(json, 'string') &&
+    optional(equals, 'string', 'number', 'boolean') &&
+    optional(responseTimeBelowMs, 'number') &&
+    optional(degraded, 'boolean')
+  );
 }
 
 function isAssignedCheck(check: Record<string, unknown>): check is AssignedCheck {
@@ -75,7 +103,7 @@ function isAssignedCheck(check: Record<string, unknown>): check is AssignedCheck
     isPositiveInt(check.everyMs) &&
     isPositiveInt(check.timeoutMs) &&
     Array.isArray(check.expect) &&
-    check.expect.every(isObject) &&
+    check.expect.every(isAssertion) &&
     typeof check.allowLinkLocal === 'boolean' &&
     isTextRecord(check.env)
   );

@@ -13,9 +13,11 @@ export const AGENT_PROTOCOL = 1;
  * behavior 4: agents must be updated before they get ping checks or request headers).
  */
 export const agentCapabilities = ['ping', 'headers'] as const;
-// A new check kind needs a capability of its own too: an agent without it is then not given the check,
-// and the check says why on the server. An agent given a kind it does not know only leaves the check
-// out and says so in its log (agent/poll-answer.ts): no run tells the server.
+// A new check kind needs a capability of its own too, and so does a new assertion (or a new field of
+// one, protocol/kinds.ts `assertionFields`): an agent without it is then not given the check, and the
+// check says why on the server. An agent given a kind or an assertion it does not know only leaves the
+// check out and says so in its log (agent/poll-answer.ts): no run tells the server, whose stale rule
+// then marks the check unknown. It never runs it: an assertion it cannot evaluate would fail the run.
 export type AgentCapability = (typeof agentCapabilities)[number];
 
 /**

@@ -20,8 +20,9 @@ import { nameSchema } from './text.ts';
  * and what the server answers to its long poll (`GET /agent/v1/poll`). One schema for both sides: the
  * agent builds frames of these types, the server parses them with these schemas. A frame of a kind the
  * server does not know is counted (`mon_agent_unknown_frames_total`) and skipped, never refused, so a
- * newer agent keeps working with an older server; so is a container or unit of a sample in a state it
- * does not know (server/hosts/decode.ts), and the agent runs the checks of a poll answer it can read. The agent takes only types from here (its run-time
+ * newer agent keeps working with an older server; a container or unit of a sample in a state (or
+ * health) it does not know is counted and kept as last seen (server/hosts/decode.ts), and the agent
+ * runs the checks of a poll answer it can read. The agent takes only types from here (its run-time
  * values come from agent-constants.ts): the schema library never loads in it.
  */
 

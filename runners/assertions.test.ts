@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Assertion } from '../protocol/check.ts';
 import { evaluate, jsonPath, needsBody, statusMatches } from './assertions.ts';
 
 test('status codes and patterns', () => {
@@ -121,4 +122,21 @@ test('failures say what was expected and what kind of value came, never what the
   ])) {
     assert.ok(!failure.includes(secret) && !failure.includes('41') && !failure.includes('degraded'), failure);
   }
+});
+
+test('an assertion this version does not know fails, never reads as met (a newer mon stored it, then a downgrade)', () => {
+  const observed = { latencyMs: 120, statusCode: 200, body: 'ok' };
+  const newer = [{ status: '2xx' }, { headerContains: 'x-ready' }] as unknown as Assertion[];
+  assert.deepEqual(evaluate(newer, observed), {
+    status: 'down',
+    failures: ['assertion "headerContains" is not one this version of mon knows'],
+  });
+  // A field it does not know on an assertion it knows may change what it means: failed too.
+  const widened = [{ status: '2xx', within: 'x' }] as unknown as Assertion[];
+  assert.equal(evaluate(widened, observed).status, 'down');
+  // One testing nothing it knows, and marked degraded: degraded, as its author said.
+  assert.deepEqual(evaluate([{ degraded: true }] as Assertion[], observed), {
+    status: 'degraded',
+    failures: ['the assertion tests nothing this version of mon knows'],
+  });
 });

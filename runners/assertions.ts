@@ -1,9 +1,12 @@
 import type { Assertion } from '../protocol/check.ts';
+import { assertionFields } from '../protocol/kinds.ts';
 import type { RunOutcome } from './run.ts';
 
 /**
  * Evaluating a check's `expect` list. Every assertion is evaluated; all must pass for `up`. A failing
  * assertion marked `degraded: true` makes the run degraded, any other failure makes it down (down wins).
+ * An assertion this version does not know (a newer mon's, stored before a downgrade) fails: it cannot
+ * be said to hold.
  */
 
 /** What a run saw, as far as assertions can look at it. */
@@ -56,6 +59,8 @@ export function needsBody(expect: readonly Assertion[]): boolean {
  * text and JSON values are not.
  */
 function check(a: Assertion, o: Observed): string | null {
+  const unknown = Object.keys(a).find((key) => !assertionFields.includes(key));
+  if (unknown !== undefined) return `assertion ${quote(unknown)} is not one this version of mon knows`;
   if (a.status !== undefined) {
     if (o.statusCode === undefined) return `expected status ${a.status}, got no response`;
     return statusMatches(a.status, o.statusCode) ? null : `status ${o.statusCode}, expected ${a.status}`;
@@ -85,7 +90,7 @@ function check(a: Assertion, o: Observed): string | null {
     }
     return (o.body ?? '').trim() === want ? null : `body does not equal ${quote(want)}`;
   }
-  return null;
+  return 'the assertion tests nothing this version of mon knows';
 }
 
 /**

@@ -30,6 +30,11 @@ export type HostAlertInput = {
   disks: readonly DiskSample[];
   /** null: the sample had no container runtime. */
   containers: ContainerSample[] | null;
+  /**
+   * Containers the sample listed that the server could not read (a newer agent's state or health):
+   * there, but not judged; their alerts stay as they are.
+   */
+  unreadable?: readonly string[];
   alerts: HostAlerts;
   membership: Membership;
 };
@@ -181,7 +186,7 @@ function readingOf(input: HostAlertInput, metric: ThresholdMetric) {
 }
 
 function containerAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<string, StateRow>): HostAlert[] {
-  const { host, ts, previous, containers, membership } = input;
+  const { host, ts, previous, containers, membership, unreadable = [] } = input;
   // Without a runtime answering nothing is known of the containers: their states stay as they are.
   if (containers === null) return [];
   const prefix = `container:${host}:`;
@@ -213,11 +218,13 @@ function containerAlerts(db: DatabaseSync, input: HostAlertInput, rows: Map<stri
     else if (t) out.push({ ...alertOf(c.name, service), state: 'recovered', detail: t.detail });
   }
   // Containers of a service missing from this sample: gone (kept a while, see judgeGone), or still
-  // there but no longer part of a service (forgotten at once).
+  // there but no longer part of a service (forgotten at once). One listed unreadably is neither.
   const listed = new Set(containers.map((c) => c.name));
+  const present = new Set(unreadable);
   for (const [key, row] of rows) {
     if (!key.startsWith(prefix) || seen.has(key)) continue;
     const name = key.slice(prefix.length);
+    if (present.has(name)) continue;
     const state = containerStateOf(row);
     const service = row.container?.service ?? null;
     if (state === null || service === null || listed.has(name)) {

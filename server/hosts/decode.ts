@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   type ContainerHealth,
   containerHealths,
+  containerSchema,
   containerStates,
   type DeclareFrame,
   exceededLimit,
@@ -16,12 +17,22 @@ import {
   type RunFrame,
   requestLimitNames,
   type SampleFrame,
+  unitSchema,
   unitStates,
 } from '../../protocol/agent.ts';
 import { fieldIssue } from '../../protocol/messages.ts';
 import { formatPath } from '../config/paths.ts';
 import { refuseDeepJson } from '../http/json-depth.ts';
 import { badRequest, Problem } from '../problem.ts';
+
+/**
+ * The containers and units a sample lists that this server cannot read (a state or a health a newer
+ * agent knows), by name: present, so neither gone nor judged; what was last known of them stays.
+ */
+export type UnreadableItems = { containers: string[]; units: string[] };
+
+/** A sample as this server read it: the frame, and what of it the server could not read. */
+export type ReadSample = SampleFrame & { unreadable: UnreadableItems };
 
 /**
  * The frames of one request by kind, each in the order sent; `unknown` counts kinds this server does
@@ -31,14 +42,14 @@ export type DecodedFrames = {
   /** The batch's id, when the agent names its batches (a batch sent again has the same). */
   batch: string | null;
   hello: HelloFrame[];
-  sample: SampleFrame[];
+  sample: ReadSample[];
   declare: DeclareFrame[];
   run: RunFrame[];
   log: LogFrame[];
   unknown: number;
   invalid: string[];
   /**
-   * Containers and units left out of samples for a state this server does not know (a newer agent's),
+   * Containers and units of samples in a state or health this server does not know (a newer agent's),
    * each named (`frames[4].units[0].state: maintenance-2`); the rest of the sample is kept.
    */
   unknownItems: string[];
@@ -202,8 +213,14 @@ export function parseFrames(json: unknown): DecodedFrames {
       return;
     }
     const kind = frame.kind as FrameKind;
-    const known = kind === 'sample' ? withKnownStates(frame, i, out.unknownItems) : frame;
-    const parsed = frameSchemas[kind].safeParse(known);
+    if (kind === 'sample') {
+      const { frame: known, unreadable } = readableItems(frame, i, out.unknownItems);
+      const parsed = frameSchemas.sample.safeParse(known);
+      if (parsed.success) out.sample.push({ ...parsed.data, unreadable });
+      else out.invalid.push(fieldText(parsed.error, ['frames', i]));
+      return;
+    }
+    const parsed = frameSchemas[kind].safeParse(frame);
     if (parsed.success) (out[kind] as unknown[]).push(parsed.data);
     else out.invalid.push(fieldText(parsed.error, ['frames', i]));
   });
@@ -212,34 +229,43 @@ export function parseFrames(json: unknown): DecodedFrames {
 
 /**
  * A sample as this server can read it: what a newer agent may add to a word list of the protocol is
- * read, not refused with the whole sample (host CPU and memory included). A container or unit in a
- * state this server does not know is left out (and named in `unknown`): no state it knows means the
- * same. A container health it does not know reads as null, "no health reported".
+ * not refused with the whole sample (host CPU and memory included). A container or unit in a state
+ * this server does not know, or a container with a health it does not know, is taken out of its list
+ * and named in `unreadable` (and in `unknown`, for the log and the count): it is there, but what it is
+ * now cannot be read, so what was last known of it holds (items.ts, alerting.ts). Its name must be one:
+ * an item without a readable name is wrong, not new, and stays in to refuse the sample as invalid.
  */
-function withKnownStates(frame: Record<string, unknown>, index: number, unknown: string[]): unknown {
+function readableItems(
+  frame: Record<string, unknown>,
+  index: number,
+  unknown: string[],
+): { frame: unknown; unreadable: UnreadableItems } {
   const out = { ...frame };
-  const keep = (list: 'containers' | 'units', states: readonly string[]) => {
+  const unreadable: UnreadableItems = { containers: [], units: [] };
+  const names = { containers: containerSchema.shape.name, units: unitSchema.shape.name };
+  const keep = (list: 'containers' | 'units', newWord: (item: Record<string, unknown>) => string | null) => {
     const items = frame[list];
     if (!Array.isArray(items)) return;
-    out[list] = items.flatMap((item: unknown, j) => {
-      if (typeof item !== 'object' || item === null) return [item];
-      const { state } = item as { state?: unknown };
-      if (typeof state !== 'string' || states.includes(state)) return [item];
-      unknown.push(`frames[${index}].${list}[${j}].state: ${state.slice(0, 64)}`);
-      return [];
+    out[list] = items.filter((item: unknown, j) => {
+      if (typeof item !== 'object' || item === null) return true;
+      if (!names[list].safeParse((item as { name?: unknown }).name).success) return true;
+      const word = newWord(item as Record<string, unknown>);
+      if (word === null) return true;
+      unknown.push(`frames[${index}].${list}[${j}].${word.slice(0, 80)}`);
+      unreadable[list].push((item as { name: string }).name);
+      return false;
     });
   };
-  keep('containers', containerStates);
-  keep('units', unitStates);
-  if (Array.isArray(out.containers)) {
-    out.containers = out.containers.map((item: unknown) => {
-      const health = (item as { health?: unknown } | null)?.health;
-      return typeof health === 'string' && !containerHealths.includes(health as ContainerHealth)
-        ? { ...(item as object), health: null }
-        : item;
-    });
-  }
-  return out;
+  const unknownWord = (field: string, value: unknown, words: readonly string[]) =>
+    typeof value === 'string' && !words.includes(value) ? `${field}: ${value.slice(0, 64)}` : null;
+  keep(
+    'containers',
+    (c) =>
+      unknownWord('state', c.state, containerStates) ??
+      unknownWord('health', c.health, containerHealths as readonly ContainerHealth[]),
+  );
+  keep('units', (u) => unknownWord('state', u.state, unitStates));
+  return { frame: out, unreadable };
 }
 
 /** 400 naming the field of the first issue, under `prefix` (`frames[3].cpu: …`). */

@@ -189,14 +189,14 @@ function invalidWarnings(deps: Deps): (host: string, invalid: string[]) => void 
 }
 
 /**
- * Says in the log which containers and units of a host's samples were left out for a state this server
- * does not know (a newer agent), at most once a minute per host.
+ * Says in the log which containers and units of a host's samples could not be read for a state or
+ * health this server does not know (a newer agent; they stay as last seen), at most once a minute per host.
  */
 function unknownStateWarnings(deps: Deps): (host: string, items: string[]) => void {
   const due = oncePerMinute(deps);
   return (host, items) => {
     if (!due(host)) return;
-    deps.log.warn(`agent sample items skipped: a state this server does not know (${items[0]})`, {
+    deps.log.warn(`agent sample items not read: a state or health this server does not know (${items[0]})`, {
       host,
       items: items.length,
     });

@@ -4,6 +4,7 @@ import type { ContainerSample, SampleFrame, UnitSample } from '../../protocol/ag
 import { all, bool, int, mapper, nullable, one, oneOf, real, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { restartsSince } from './container-alerts.ts';
+import type { UnreadableItems } from './decode.ts';
 import { type CountedItem, countItems, dismissedOf, itemKey, keepItemCounts } from './item-counts.ts';
 import type { Membership } from './membership.ts';
 import { addItemSample } from './rollups.ts';
@@ -159,7 +160,9 @@ const unitFields = (u: UnitSample): ItemFields => ({
 /**
  * Stores one sample's containers and units (each list null when the host has no runtime or no
  * systemd: then nothing of that kind is touched) and returns the events and image changes it shows.
- * `updated_at` is when the row last changed.
+ * `updated_at` is when the row last changed. Those the sample listed but the server could not read
+ * (`unreadable`: a newer agent's state) are there as last seen: not gone, counted, no row written, no
+ * events; one not listed before (or gone) is left as it is until a sample lists it readably.
  */
 export function applyItems(
   db: DatabaseSync,
@@ -168,6 +171,7 @@ export function applyItems(
   containers: ContainerSample[] | null,
   units: UnitSample[] | null,
   membership: Membership,
+  unreadable: UnreadableItems = { containers: [], units: [] },
 ): { events: HostEvent[]; imageChanges: ImageChange[] } {
   const events: HostEvent[] = [];
   const imageChanges: ImageChange[] = [];
@@ -245,10 +249,17 @@ export function applyItems(
     db,
     'UPDATE host_items SET gone_at = ? WHERE host = ? AND kind = ? AND name = ? AND gone_at IS NULL',
   );
+  const present = new Set([
+    ...unreadable.containers.map((name) => itemKey('container', name)),
+    ...unreadable.units.map((name) => itemKey('unit', name)),
+  ]);
   for (const item of stored.values()) {
+    const key = itemKey(item.kind, item.name);
+    if (seen.has(key)) continue;
     const listed = item.kind === 'container' ? containers : units;
-    if (listed === null) live.push({ kind: item.kind, name: item.name, labels: labelsOf(item.labels) });
-    else if (!seen.has(itemKey(item.kind, item.name))) gone.run(ts, host, item.kind, item.name);
+    if (listed === null || present.has(key))
+      live.push({ kind: item.kind, name: item.name, labels: labelsOf(item.labels) });
+    else gone.run(ts, host, item.kind, item.name);
   }
   keepItemCounts(db, membership, host, countItems(membership, host, live, dismissedOf(db, host)));
   return { events, imageChanges };

@@ -1,4 +1,3 @@
-import type { SampleFrame } from '../../protocol/agent.ts';
 import type { LiveConfig } from '../config/service.ts';
 import type { DomainEvent } from '../events.ts';
 import { int, mapper, nullable, one } from '../store/rows.ts';
@@ -6,6 +5,7 @@ import { statement } from '../store/statements.ts';
 import type { Tx } from '../store/writer.ts';
 import { recordImageChange } from './agent-deploys.ts';
 import { alertsInForce, applyHostAlerts } from './alerting.ts';
+import type { ReadSample } from './decode.ts';
 import { addItemSamples, applyItems, insertHostEvents } from './items.ts';
 import type { Membership } from './membership.ts';
 import { addHostSample, hostMetricsOf } from './rollups.ts';
@@ -29,13 +29,13 @@ const latestRow = mapper({ ts: nullable(int) });
  * `latest` itself, which only moves forward; an older one (the agent's clock went back, or frames of
  * an outage arrived after newer ones) adds to the charts alone.
  */
-export function applySamples(ctx: JobContext, host: string, samples: SampleFrame[]): void {
+export function applySamples(ctx: JobContext, host: string, samples: ReadSample[]): void {
   if (samples.length === 0) return;
   const { db } = ctx.tx;
   let newest =
     one(db, "SELECT json_extract(latest, '$.ts') AS ts FROM hosts WHERE name = ?", latestRow, host)?.ts ??
     Number.NEGATIVE_INFINITY;
-  let latest: SampleFrame | null = null;
+  let latest: ReadSample | null = null;
   const { alerts } = alertsInForce(db, ctx.config, host);
   for (const sample of [...samples].sort((a, b) => a.ts - b.ts)) {
     const metrics = hostMetricsOf(sample, alerts.ignoreMounts);
@@ -48,7 +48,8 @@ export function applySamples(ctx: JobContext, host: string, samples: SampleFrame
     newest = sample.ts;
     latest = sample;
     const membership = ctx.membership();
-    const items = applyItems(db, host, sample.ts, sample.containers, sample.units, membership);
+    const { unreadable } = sample;
+    const items = applyItems(db, host, sample.ts, sample.containers, sample.units, membership, unreadable);
     insertHostEvents(db, host, sample.ts, items.events);
     for (const change of items.imageChanges) recordImageChange(ctx.tx, host, sample.ts, change);
     ctx.events.push(
@@ -58,11 +59,15 @@ export function applySamples(ctx: JobContext, host: string, samples: SampleFrame
         previous,
         metrics,
         containers: sample.containers,
+        unreadable: unreadable.containers,
         disks: sample.disks,
         alerts,
         membership,
       }),
     );
   }
-  if (latest) statement(db, 'UPDATE hosts SET latest = ? WHERE name = ?').run(JSON.stringify(latest), host);
+  if (latest) {
+    const { unreadable: _, ...frame } = latest;
+    statement(db, 'UPDATE hosts SET latest = ? WHERE name = ?').run(JSON.stringify(frame), host);
+  }
 }

@@ -57,7 +57,9 @@ export function buildApp(deps: Deps, options: AppOptions): FastifyInstance {
     bodyLimit: 1024 * 1024,
     // Closing the server ends idle keep-alive connections at once; the stream closes its own.
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // A container or unit name may be 256 characters (protocol/agent.ts): up to 9 bytes each once
+    // percent-encoded, past the router's default of 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 * 9 },
     // Malformed URLs and the like still answer problem+json.
     frameworkErrors: (error, request, reply) => {
       const problem = toProblem(error);

@@ -45,7 +45,7 @@ export function createMetrics() {
     }),
     agentUnknownFrames: new Counter({
       name: 'mon_agent_unknown_frames_total',
-      help: 'Agent frames of a kind this server does not know, and containers and units of samples in a state it does not know.',
+      help: 'Agent frames of a kind this server does not know, and containers and units of samples in a state or health it does not know.',
       registers: [registry],
     }),
     writerCommits: new Counter({

@@ -333,3 +333,28 @@ test('container and unit series: CPU and memory per step; 404 for a host or item
   assert.equal(bad.status, 422);
   assert.match((bad.body as Any).detail, /^range: /);
 });
+
+test('a container or unit of the longest name the agent may send has its series (past the router’s 100 characters)', async (t) => {
+  const { server, clock, inject } = await checkServer({});
+  t.after(() => server.dispose());
+  assert.equal((await inject('POST', '/api/v1/hosts', { name: 'web-1' })).status, 201);
+  await storeHello(server, 'web-1', hello(T0));
+  await clock.advance(MINUTE);
+  // 256 characters, each three bytes in UTF-8: nine characters each once percent-encoded.
+  const unitName = `systemd-cryptsetup@${'€'.repeat(256 - 'systemd-cryptsetup@.service'.length)}.service`;
+  const containerName = `k8s_${'€'.repeat(252)}`;
+  assert.deepEqual([unitName.length, containerName.length], [256, 256]);
+  await storeSample(
+    server,
+    'web-1',
+    sample(T0 + 45_000, {
+      units: [unit({ name: unitName })],
+      containers: [container({ name: containerName })],
+    }),
+  );
+  for (const path of [`units/${unitName}`, `containers/${containerName}`]) {
+    const [kind, name] = path.split('/') as [string, string];
+    const res = await inject('GET', `/api/v1/hosts/web-1/${kind}/${encodeURIComponent(name)}?range=1h`);
+    assert.equal(res.status, 200, `${kind}: ${res.text.slice(0, 200)}`);
+  }
+});

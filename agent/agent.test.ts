@@ -42,6 +42,11 @@ test('samples at the interval the poll gives; hello and the declaration again ev
     );
     const first = frames().find((f): f is SampleFrame => f.kind === 'sample');
     assert.deepEqual([first?.cpu, first?.containers, first?.units], [12.5, [], null]);
+    // The fixture's file is shared with db-1: its table is counted as another host's.
+    assert.match(
+      agent.logged.join(''),
+      /info checks\.toml: 1 command check for web-1 \(1 for other hosts: db-1\)/,
+    );
     // Readers that fail or have nothing are said once.
     assert.match(agent.logged.join(''), /warn systemd does not answer: left out of the samples/);
 

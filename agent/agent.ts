@@ -3,7 +3,7 @@ import type { DeclaredCheck, PollAnswer } from '../protocol/agent.ts';
 import { AGENT_PROTOCOL, agentCapabilities, SAMPLE_EVERY_MS } from '../protocol/agent-constants.ts';
 import type { Clock, TimerHandle } from '../server/clock.ts';
 import { createCheckRunner } from './checks.ts';
-import { declarationOf, readChecksFile } from './checks-file.ts';
+import { checksSummary, declarationOf, readChecksFile } from './checks-file.ts';
 import { mkdir } from './fs.ts';
 import { helloFrame } from './hello.ts';
 import type { AgentLog } from './log.ts';
@@ -157,6 +157,8 @@ export async function startAgent(options: {
       const first = host === null;
       host = answer.host;
       log.info(`${first ? 'connected' : 'renamed'}: the server knows this host as ${host}`);
+      // Which tables are this host's is known only now: a shared file has other hosts' too.
+      log.info(`checks.toml: ${checksSummary(checksFile, host)}`);
       declare();
     }
     const every = Math.max(MIN_SAMPLE_EVERY_MS, answer.settings.sampleEveryMs);
@@ -215,7 +217,7 @@ export async function startAgent(options: {
 
   log.info(
     `mon agent ${version} starting: server ${settings.server.origin}${settings.server.pathname}${proxy ? ` through the proxy ${proxy}` : ''}, host root ${settings.hostRoot}, ` +
-      `${checksFile.checks.length} command check(s) in ${settings.checksFile}`,
+      `checks file ${settings.checksFile} (${checksFile.checks.length} usable [[check]] table(s), for any host)`,
   );
   for (const problem of checksFile.problems) log.warn(`checks.toml: ${problem.text}`);
   await resend();

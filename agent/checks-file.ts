@@ -1,8 +1,10 @@
+import { constants, type Stats } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import type { DeclaredCheck } from '../protocol/agent.ts';
+import { MAX_DECLARED_CHECKS, MAX_DECLARED_PROBLEMS } from '../protocol/agent-constants.ts';
 import { formatDuration, parseDuration } from '../protocol/durations.ts';
 import { nameProblem } from '../protocol/text-rules.ts';
-import { readFile } from './fs.ts';
+import { close, fstat, open, read } from './fs.ts';
 
 /**
  * The host's checks.toml (docs/agent.md): command checks, each a `[[check]]` table with `name`,
@@ -24,8 +26,8 @@ const MIN_EVERY_MS = 10_000;
 const MAX_EVERY_MS = 7 * 86_400_000;
 const MIN_TIMEOUT_MS = 100;
 const MAX_TIMEOUT_MS = 120_000;
-/** The most problems a declaration carries (declareFrameSchema). */
-const MAX_PROBLEMS = 100;
+/** The largest checks file read: a bigger one is refused whole (it would be held in memory). */
+export const MAX_CHECKS_FILE_BYTES = 1024 * 1024;
 
 const DURATION_WORDS = 'must be a duration such as "30s", "5m" or "1h"';
 
@@ -76,20 +78,58 @@ function tableProblem(table: unknown): string | null {
   return unknown === undefined ? null : ` ${unknown}: unknown field`;
 }
 
-/** Reads and checks the file; a missing file is an empty one (a host without command checks). */
+/**
+ * Reads and checks the file; a missing file is an empty one (a host without command checks). Only a
+ * regular file of at most 1 MiB is read: anything else is one problem, and the agent starts without
+ * command checks rather than wait on a FIFO or hold a huge file in memory.
+ */
 export async function readChecksFile(path: string): Promise<ChecksFile> {
-  let text: string;
+  const refused = (why: string): ChecksFile => ({ checks: [], problems: [anyHost(`${path}: ${why}`)] });
+  let fd: number;
   try {
-    text = await readFile(path, 'utf8');
+    // Non-blocking: opening a FIFO without a writer would wait for one, and the agent's start with it.
+    fd = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { checks: [], problems: [] };
-    return {
-      checks: [],
-      problems: [anyHost(`${path}: cannot be read (${code ?? (error as Error).message})`)],
-    };
+    const code = codeOf(error);
+    return code === 'ENOENT' ? { checks: [], problems: [] } : refused(`cannot be read (${code})`);
   }
-  return parseChecksFile(text);
+  try {
+    const stats = await fstat(fd);
+    if (!stats.isFile()) return refused(`not read: ${kindOf(stats)}, not a regular file`);
+    const tooBig = (size: number) =>
+      refused(
+        `not read: ${size} bytes, more than the 1 MiB (${MAX_CHECKS_FILE_BYTES} bytes) a checks file may have`,
+      );
+    if (stats.size > MAX_CHECKS_FILE_BYTES) return tooBig(stats.size);
+    // Read in parts up to the limit: the file may grow after fstat.
+    const parts: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const part = Buffer.allocUnsafe(64 * 1024);
+      const { bytesRead } = await read(fd, part, 0, part.length, null);
+      if (bytesRead === 0) break;
+      parts.push(part.subarray(0, bytesRead));
+      size += bytesRead;
+      if (size > MAX_CHECKS_FILE_BYTES) return tooBig(size);
+    }
+    return parseChecksFile(Buffer.concat(parts, size).toString('utf8'));
+  } catch (error) {
+    return refused(`cannot be read (${codeOf(error)})`);
+  } finally {
+    await close(fd).catch(() => {});
+  }
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  return stats.isBlockDevice() ? 'a block device' : 'something else';
 }
 
 export function parseChecksFile(text: string): ChecksFile {
@@ -147,27 +187,63 @@ export function parseChecksFile(text: string): ChecksFile {
 }
 
 /**
- * What this host declares: the checks whose `from` names it, and the problems of its tables and of the
- * file as a whole. Tables of other hosts are theirs: neither run nor reported here.
+ * What this host declares: the first 1000 checks whose `from` names it, and the problems of its tables
+ * and of the file as a whole. Tables of other hosts are theirs: neither run nor reported here, except
+ * those whose `from` differs from this host's name in case only (names are case-sensitive in mon,
+ * so that is most likely a slip).
  */
 export function declarationOf(
   file: ChecksFile,
   host: string,
 ): { checks: DeclaredCheck[]; problems: string[] } {
+  const mine = file.checks.filter((check) => check.from === host);
+  const problems: string[] = [];
+  if (mine.length > MAX_DECLARED_CHECKS) {
+    problems.push(
+      `${mine.length} command checks are for ${host}: only the first ${MAX_DECLARED_CHECKS} command checks are used`,
+    );
+  }
+  const slips = new Map<string, string[]>();
+  for (const check of file.checks) {
+    if (check.from === host || check.from.toLowerCase() !== host.toLowerCase()) continue;
+    slips.set(check.from, [...(slips.get(check.from) ?? []), check.name]);
+  }
+  for (const [from, names] of slips) {
+    problems.push(
+      `from = "${from}" is not this host's name ${host} (names are case-sensitive): ${plural(names.length, 'check')} not declared (${listed(names)})`,
+    );
+  }
+  for (const problem of file.problems) {
+    if (problem.from === null || problem.from === host) problems.push(problem.text);
+  }
   return {
-    checks: file.checks
-      .filter((check) => check.from === host)
-      .map(({ name, service, command, everyMs, timeoutMs }) => ({
-        name,
-        service,
-        command,
-        everyMs,
-        timeoutMs,
-      })),
-    problems: capped(
-      file.problems.filter((problem) => problem.from === null || problem.from === host).map((p) => p.text),
-    ),
+    checks: mine.slice(0, MAX_DECLARED_CHECKS).map(({ name, service, command, everyMs, timeoutMs }) => ({
+      name,
+      service,
+      command,
+      everyMs,
+      timeoutMs,
+    })),
+    problems: capped(problems.map((text) => text.slice(0, 1000))),
   };
+}
+
+/** How many checks of the file are this host's and whose the others are, for the agent's log. */
+export function checksSummary(file: ChecksFile, host: string): string {
+  const others = file.checks.filter((check) => check.from !== host);
+  const mine = `${plural(file.checks.length - others.length, 'command check')} for ${host}`;
+  if (others.length === 0) return mine;
+  return `${mine} (${others.length} for other hosts: ${listed([...new Set(others.map((c) => c.from))])})`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** The first ten names, then how many more. */
+function listed(names: string[]): string {
+  const shown = names.slice(0, 10).join(', ');
+  return names.length > 10 ? `${shown} and ${names.length - 10} more` : shown;
 }
 
 function anyHost(text: string): { from: null; text: string } {
@@ -175,6 +251,9 @@ function anyHost(text: string): { from: null; text: string } {
 }
 
 function capped(problems: string[]): string[] {
-  if (problems.length <= MAX_PROBLEMS) return problems;
-  return [...problems.slice(0, MAX_PROBLEMS - 1), `and ${problems.length - MAX_PROBLEMS + 1} more problems`];
+  if (problems.length <= MAX_DECLARED_PROBLEMS) return problems;
+  return [
+    ...problems.slice(0, MAX_DECLARED_PROBLEMS - 1),
+    `and ${problems.length - MAX_DECLARED_PROBLEMS + 1} more problems`,
+  ];
 }

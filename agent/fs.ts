@@ -10,10 +10,12 @@ import { promisify } from 'node:util';
  */
 export const chmod = promisify(fs.chmod);
 export const close = promisify(fs.close);
+export const fstat = promisify(fs.fstat);
 export const fsync = promisify(fs.fsync);
 export const link = promisify(fs.link);
 export const mkdir = promisify(fs.mkdir);
 export const open = promisify(fs.open);
+export const read = promisify(fs.read);
 export const readdir = promisify(fs.readdir);
 export const readFile = promisify(fs.readFile);
 export const rename = promisify(fs.rename);

@@ -53,6 +53,12 @@ export const MIN_CELSIUS = -100;
 export const MAX_CELSIUS = 300;
 export const MAX_LATENCY_MS = 3_600_000;
 export const MAX_VALUE = 1e18;
+/**
+ * A declaration carries at most this many command checks and problems: the agent declares the first
+ * 1000 checks of its host and says so among the problems (a longer list would refuse the declaration).
+ */
+export const MAX_DECLARED_CHECKS = 1000;
+export const MAX_DECLARED_PROBLEMS = 100;
 
 /**
  * What one request of frames may carry at most, so that no request holds the server's single writer

@@ -5,6 +5,8 @@ import {
   MAX_BYTES,
   MAX_CELSIUS,
   MAX_CORES,
+  MAX_DECLARED_CHECKS,
+  MAX_DECLARED_PROBLEMS,
   MAX_LATENCY_MS,
   MAX_LOAD,
   MAX_VALUE,
@@ -187,9 +189,9 @@ export type DeclaredCheck = z.infer<typeof declaredCheckSchema>;
 export const declareFrameSchema = z.object({
   kind: z.literal('declare'),
   ts: ms,
-  checks: z.array(declaredCheckSchema).max(1000),
+  checks: z.array(declaredCheckSchema).max(MAX_DECLARED_CHECKS),
   /** Lines of checks.toml the agent could not use, in its own words (shown on the host page). */
-  problems: z.array(shortText(1000)).max(100),
+  problems: z.array(shortText(1000)).max(MAX_DECLARED_PROBLEMS),
 });
 export type DeclareFrame = z.infer<typeof declareFrameSchema>;
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir, within } from '../server/testing.ts';
-import { commandEnv, firstLine, numberIn, OUTPUT_CAP, runCommand } from './command.ts';
+import { commandEnv, firstLine, numberIn, OUTPUT_CAP, READ_CAP, runCommand } from './command.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const run = (command: string, timeoutMs = 5000, signal?: AbortSignal) =>
@@ -26,6 +26,52 @@ test('any other exit code is down (1 too: no Nagios warning); stderr speaks when
   assert.deepEqual([silent.status, silent.detail, silent.value], ['down', 'exit code 3', null]);
   const killed = await run('kill -9 $$');
   assert.deepEqual([killed.status, killed.detail], ['down', 'killed by SIGKILL']);
+});
+
+test('the value comes from stdout only: a number in an error on stderr is not a reading', async () => {
+  const missing = await run('no-such-program-xyz');
+  assert.equal(missing.status, 'down');
+  assert.match(missing.detail, /no-such-program-xyz.*not found/);
+  assert.equal(missing.value, null);
+  const curl = await run('echo "curl: (7) Failed to connect to localhost port 9 after 0 ms" >&2; exit 7');
+  assert.deepEqual(
+    [curl.status, curl.detail, curl.value],
+    ['down', 'curl: (7) Failed to connect to localhost port 9 after 0 ms', null],
+  );
+  // A number on stdout counts, down or up, whatever stderr says.
+  const both = await run('echo "warning 5" >&2; echo "lag 12 s"; exit 1');
+  assert.deepEqual([both.status, both.detail, both.value], ['down', 'lag 12 s', 12]);
+});
+
+test('colour codes are not read, and of a line rewritten after \\r the last text counts', async () => {
+  const coloured = await run(`printf '\\033[1;32mOK\\033[0m 42 ms\\n'`);
+  assert.deepEqual([coloured.detail, coloured.value], ['OK 42 ms', 42]);
+  const progress = await run(`printf 'copied 10%%\\rcopied 55%%\\rcopied 100%%\\r\\n'`);
+  assert.deepEqual([progress.detail, progress.value], ['copied 100%', 100]);
+  assert.equal(firstLine('\x1b]0;title\x07\x1b(B\x1b[Kdone 3\r\n'), 'done 3');
+  assert.equal(firstLine('\x1b[31m\x1b[0m\r   \nnext 1'), 'next 1');
+  assert.equal(firstLine('50%\r \r'), '50%');
+});
+
+test('output past 1 MiB closes the stream: `yes` ends at once (SIGPIPE, as under head), costing the agent little', async () => {
+  const cpu = process.cpuUsage();
+  const started = Date.now();
+  // Read for its whole timeout, it cost the agent 9 s of CPU.
+  const outcome = await run('yes', 10_000);
+  const elapsed = Date.now() - started;
+  const used = process.cpuUsage(cpu);
+  assert.equal(outcome.status, 'down');
+  assert.equal(outcome.detail, 'y');
+  assert.equal(outcome.value, null);
+  assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+  assert.ok(used.user + used.system < 1_000_000, `used ${used.user + used.system} µs of CPU`);
+  // Under 1 MiB a command ends as it would (the first 64 KiB kept); past it, its next write fails.
+  const page = (bytes: number) =>
+    run(`head -c ${bytes} /dev/zero | tr '\\0' 'x'; echo; echo "after 5"; exit 0`);
+  const fits = await page(READ_CAP - 100);
+  assert.deepEqual([fits.status, fits.detail], ['up', 'x'.repeat(300)]);
+  const over = await page(READ_CAP + OUTPUT_CAP);
+  assert.deepEqual([over.status, over.detail], ['down', 'x'.repeat(300)]);
 });
 
 test('the message is at most 300 characters', async () => {
@@ -63,7 +109,7 @@ test('the exit code decides: a child left in the background with the output open
   assert.deepEqual([outcome.status, outcome.detail, outcome.value], ['up', 'ok 1', 1]);
   assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
   const down = await run('sleep 30 & echo "failed 3" >&2; exit 2', 20_000);
-  assert.deepEqual([down.status, down.detail, down.value], ['down', 'failed 3', 3]);
+  assert.deepEqual([down.status, down.detail, down.value], ['down', 'failed 3', null]);
 });
 
 test('a child that left the process group (setsid) neither holds the run nor outlives the timeout of it', async () => {

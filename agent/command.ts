@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { MAX_VALUE } from '../protocol/agent-constants.ts';
 import type { RunOutcome } from '../runners/run.ts';
 
@@ -11,9 +12,15 @@ import type { RunOutcome } from '../runners/run.ts';
  * series and its alert speak, and a reader never has to know which convention a command follows.
  *
  * The message is the first non-empty line of stdout (else of stderr, else "exit code N"), at most 300
- * characters; the value is the first number in that line that does not stand inside a word
- * ("load 0.53" gives 0.53, "sda1 80%" gives 80, "rows 1,234,567" gives 1234567, "1e3" gives 1000),
- * null when there is none.
+ * characters, without terminal escapes and, in a line rewritten after `\r`, as last written; the value is
+ * the first number in stdout's line that does not stand inside a word ("load 0.53" gives 0.53, "sda1
+ * 80%" gives 80, "rows 1,234,567" gives 1234567, "1e3" gives 1000), null when there is none: an error
+ * on stderr ("sh: 1: foo: not found", "curl: (7) Failed…") says what went wrong, never a value.
+ *
+ * Of each stream the first 64 KiB is kept; past 1 MiB the stream is closed, as `head` would: a command
+ * that goes on writing to it gets SIGPIPE (or EPIPE) and usually ends there, down, instead of being read
+ * for the whole timeout (`yes`). Output between the two is read and thrown away, so that a command that
+ * prints a page or two (`curl` of a web page) still ends as it would.
  */
 export type CommandOptions = {
   command: string;
@@ -25,8 +32,10 @@ export type CommandOptions = {
   now?: () => number;
 };
 
-/** Output kept per stream; the rest is read and thrown away. */
+/** Output kept per stream. */
 export const OUTPUT_CAP = 64 * 1024;
+/** Output read per stream: past it the stream is closed. */
+export const READ_CAP = 1024 * 1024;
 /** How long output is still read after the shell exits while a child it left holds the pipes. */
 const OUTPUT_GRACE_MS = 100;
 const MAX_DETAIL = 300;
@@ -37,8 +46,6 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
   // Loaded with the first command: an agent without command checks does without it.
   const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
-    const stdout = capture();
-    const stderr = capture();
     let settled = false;
     let child: ChildProcess;
     try {
@@ -88,8 +95,8 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
     };
     options.signal?.addEventListener('abort', abort, { once: true });
     if (options.signal?.aborted) abort();
-    child.stdout!.on('data', stdout.add);
-    child.stderr!.on('data', stderr.add);
+    const stdout = capture(child.stdout!);
+    const stderr = capture(child.stderr!);
     child.on('error', (error) => {
       settle({ status: 'down', latencyMs: null, detail: `cannot start /bin/sh: ${error.message}` });
     });
@@ -99,14 +106,16 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
     child.on('exit', (code, signal) => {
       const latencyMs = now() - started;
       const judge = () => {
-        const line = firstLine(stdout.text()) ?? firstLine(stderr.text());
+        const out = firstLine(stdout.text());
+        const line = out ?? firstLine(stderr.text());
         const fallback = code === null ? `killed by ${signal}` : `exit code ${code}`;
         const detail = (line ?? fallback).slice(0, MAX_DETAIL);
         settle({
           status: code === 0 ? 'up' : 'down',
           latencyMs,
           detail,
-          value: line === null ? null : numberIn(detail),
+          // From stdout only: a number in an error message is not a reading.
+          value: out === null ? null : numberIn(detail),
         });
       };
       let open = 2;
@@ -114,8 +123,9 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
         if (--open === 0) judge();
       };
       for (const stream of [child.stdout!, child.stderr!]) {
-        if (stream.readableEnded || stream.destroyed) ended();
-        else stream.once('end', ended);
+        // `close`, not `end`: a stream closed at OUTPUT_CAP never ends.
+        if (stream.destroyed) ended();
+        else stream.once('close', ended);
       }
       grace = setTimeout(judge, OUTPUT_GRACE_MS);
     });
@@ -127,11 +137,24 @@ export function commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('MON_')));
 }
 
-/** The first line with something other than blanks, trimmed; null when there is none. */
+/**
+ * Terminal escapes: colours and other CSI sequences (`ESC [ … m`), OSC strings (titles, links) and the
+ * two- and three-character ones (`ESC ( B`).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC, BEL are what is matched
+const ESCAPES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()*+][0-9A-Za-z]|[@-Z\\^_])/g;
+
+/**
+ * The first line with something other than blanks, trimmed, without terminal escapes; of a line
+ * rewritten after a `\r` (a progress display), the text after the last one; null when there is none.
+ */
 export function firstLine(output: string): string | null {
-  for (const line of output.split(/\r?\n/)) {
-    const trimmed = line.trim();
-    if (trimmed) return trimmed;
+  for (const line of output.split('\n')) {
+    const parts = line.replace(ESCAPES, '').split('\r');
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const trimmed = parts[i]!.trim();
+      if (trimmed) return trimmed;
+    }
   }
   return null;
 }
@@ -157,16 +180,20 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function capture(): { add: (chunk: Buffer) => void; text: () => string } {
+/** Keeps the first OUTPUT_CAP of `stream`; closes it past READ_CAP (the command's next write fails). */
+function capture(stream: Readable): { text: () => string } {
   const chunks: Buffer[] = [];
-  let size = 0;
-  return {
-    add(chunk) {
-      if (size >= OUTPUT_CAP) return;
-      const part = chunk.length > OUTPUT_CAP - size ? chunk.subarray(0, OUTPUT_CAP - size) : chunk;
+  let kept = 0;
+  let read = 0;
+  stream.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (kept < OUTPUT_CAP) {
+      const part = chunk.length > OUTPUT_CAP - kept ? chunk.subarray(0, OUTPUT_CAP - kept) : chunk;
       chunks.push(part);
-      size += part.length;
-    },
-    text: () => Buffer.concat(chunks).toString('utf8'),
-  };
+      kept += part.length;
+    }
+    // Read on, endless output (`yes`) would keep the agent busy until the timeout.
+    if (read > READ_CAP) stream.destroy();
+  });
+  return { text: () => Buffer.concat(chunks).toString('utf8') };
 }

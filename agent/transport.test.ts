@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http, { type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import {
 } from '../protocol/agent.ts';
 import { makePki, type TestPki } from '../runners/fixtures/certs.ts';
 import { closedPort } from '../runners/fixtures/context.ts';
+import { connectProxy } from '../server/http/fixtures/connect-proxy.ts';
 import { type Receiver, startReceiver } from '../server/http/fixtures/receiver.ts';
 import { createTransport, encodeFrames, failure, proxySupport, retryAfterMs } from './transport.ts';
 
@@ -334,36 +335,6 @@ test('a batch over what one request may carry (REQUEST_LIMITS) is split too, so 
   for (const part of decoded) assert.equal(exceededLimit(part), null);
   assert.deepEqual(decoded.flat(), [...logs, ...runs], 'in order, nothing lost');
 });
-
-/** A CONNECT proxy on loopback that tunnels to where it is asked and notes each target. */
-async function connectProxy() {
-  const { connect } = await import('node:net');
-  const targets: string[] = [];
-  const server = http.createServer((_req, res) => res.writeHead(405).end());
-  server.on('connect', (req: IncomingMessage, client: import('node:net').Socket, head: Buffer) => {
-    targets.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    targets,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
 
 test('HTTPS_PROXY: the agent tunnels to the server through it (the token inside TLS); NO_PROXY goes around it', async (t) => {
   // The pinned Node (24) has it; an older one makes the agent say at start why it connects directly (main.test.ts).

@@ -13,6 +13,7 @@ import { runInNewContext } from 'node:vm';
 import { agentFileText } from '../../agent/build.ts';
 import { isLoopback } from '../../agent/settings.ts';
 import { makePki, type TestPki } from '../../runners/fixtures/certs.ts';
+import { connectProxy } from '../http/fixtures/connect-proxy.ts';
 import { tempDir } from '../testing.ts';
 import { DOWNLOAD_SCRIPT, LOOPBACK_RULE } from './fetch-agent.ts';
 
@@ -190,29 +191,17 @@ test('the roots of NODE_EXTRA_CA_CERTS and MON_CA together, as the agent trusts 
   assert.equal(neither.file, OLD);
 });
 
-test('through HTTPS_PROXY, as a tunnel, with nothing else set', async () => {
+test('through HTTPS_PROXY, as a tunnel, with nothing else set', async (t) => {
   const server = await tlsServer(pki, (res) => res.writeHead(200).end(NEW));
-  const tunnels: string[] = [];
-  const proxy = http.createServer();
-  proxy.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-    tunnels.push(req.url ?? '');
-    const upstream = net.connect(Number(new URL(server).port), '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  const proxyAddress = await listening(proxy);
+  const proxy = await connectProxy();
+  t.after(() => proxy.close());
   // A name only the proxy reaches: the download cannot have gone around it.
   const url = `https://localhost:${new URL(server).port}`;
   const through = await download({
     MON_SERVER: url,
     MON_CA: caFile(pki, 'ca.pem'),
-    HTTPS_PROXY: `http://${proxyAddress}`,
+    HTTPS_PROXY: proxy.url,
   });
   assert.deepEqual(through, { status: 0, stderr: '', file: NEW });
-  assert.deepEqual(tunnels, [`localhost:${new URL(server).port}`]);
+  assert.deepEqual(proxy.targets, [`localhost:${new URL(server).port}`]);
 });

@@ -12,6 +12,7 @@ import { readTrackerEvent } from './event-body.ts';
 import { extensionField } from './extensions.ts';
 import { mayContinueDayBefore } from './sessions.ts';
 import type { SharedAddressWatch } from './shared-address.ts';
+import { siteName } from './sites.ts';
 import type { Sites, TrackerItem } from './types.ts';
 import { UserAgents } from './user-agents.ts';
 import type { VisitorIds } from './visitors.ts';
@@ -40,7 +41,7 @@ const malformedStatuses = new Set([400, 413, 415]);
 
 /** The known site of a tracker's domain: as sent, lowercased, or its bare domain for `www.`. */
 export function knownSite(sites: Sites, domain: string): { domain: string; service: string } | null {
-  const name = domain.trim().toLowerCase().replace(/\.$/, '');
+  const name = siteName(domain);
   return sites.find(name) ?? (name.startsWith('www.') ? sites.find(name.slice(4)) : null);
 }
 

@@ -355,8 +355,8 @@ test('the analytics read names an untrusted peer that forwards events and an add
     });
     assert.equal(sent.status, 204);
   }
-  // Events from a peer mon does not trust: it is taken for the visitor; named as a proxy once 20
-  // visitors (browsers, all it can tell apart behind one address) came through it, not before.
+  // Events from a peer mon does not trust: it is taken for the visitor; named as a proxy once it
+  // forwarded 20 different X-Forwarded-For values (forwarding-peer.test.ts), not before.
   const forwarded = async (i: number) => {
     const sent = await kit.send(view(), {
       address: '203.0.113.50',

@@ -10,7 +10,6 @@ import { createCountries } from './countries.ts';
 import { trackerItem } from './enrich.ts';
 import { readTrackerEvent } from './event-body.ts';
 import { extensionField } from './extensions.ts';
-import { mayContinueDayBefore } from './sessions.ts';
 import type { Forwarded, SharedAddressWatch } from './shared-address.ts';
 import { siteName } from './sites.ts';
 import type { Sites, TrackerItem } from './types.ts';
@@ -162,8 +161,9 @@ export function registerIngest(
         traits,
         country: countries.of(address),
       });
-      // Engagement just after midnight UTC may end a visit begun under yesterday's id.
-      if (item.event.kind === 'engage' && mayContinueDayBefore(ts, item.event.engagedMs)) {
+      // Engagement may end a visit begun under yesterday's id and still going (30 idle minutes at
+      // most since its last activity, however long ago midnight was): storage tells.
+      if (item.event.kind === 'engage') {
         const before = visitors.dayBeforeIdOf(site.domain, address, userAgent ?? '', ts);
         if (before !== null) item.dayBeforeVisitor = before;
       }

@@ -380,7 +380,8 @@ test('the analytics read names an untrusted peer that forwards events and an add
       sharePercent: 0,
     },
   );
-  // 25 of 45 visitors; the site's count is an estimate (distinct-count.ts), never under the 25.
+  // 25 of 45 visitors; the site's count is an estimate (distinct-count.ts), never under the 25, and
+  // its ids are salted afresh each run: 42 to 48 of them.
   const share = sharedAddress.proxy!.sharePercent;
-  assert.ok(share >= 53 && share <= 58, String(share));
+  assert.ok(share >= 52 && share <= 59.6, String(share));
 });

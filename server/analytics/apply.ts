@@ -106,8 +106,9 @@ function applyView(
  * Engaged time adds to the visit going on (and to the totals of the hour and day it started in); it
  * may end its bounce. A visit is going on if it was less than 30 idle minutes old when the engaged
  * time began (a long read sends its time at the end), and the report moves its `lastAt`, so the view
- * of the same navigation that follows continues it too. Just after midnight UTC, the visit may be one
- * begun under the visitor's id of the day before (`dayBeforeVisitor`). Without a visit it adds to
+ * of the same navigation that follows continues it too. After midnight UTC, the visit may be one
+ * begun under the visitor's id of the day before (`dayBeforeVisitor`) and still going by the same rule:
+ * each engagement that continues it moves its `lastAt` past midnight. Without a visit it adds to
  * nothing. Web Vitals count either way.
  */
 function applyEngagement(

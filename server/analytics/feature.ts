@@ -9,6 +9,7 @@ import { registerIngest } from './ingest.ts';
 import { registerAnalyticsReads } from './routes.ts';
 import { SharedAddressWatch } from './shared-address.ts';
 import { purgeRemovedSites } from './site-removal.ts';
+import { noteUnlisted } from './site-unlisted.ts';
 import { createSites } from './sites.ts';
 import { registerSites } from './sites-routes.ts';
 import { registerTrackerScript } from './tracker.ts';
@@ -48,15 +49,29 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
   });
   /** Removed sites' data, deleted in bounded jobs one purge after another (site-removal.ts). */
   let purging: Promise<void> = Promise.resolve();
+  let stopping = false;
   const purgeRemoved = () => {
     purging = purging
       .then(() => purgeRemovedSites(deps))
       .then(
         () => {},
-        (error: unknown) => deps.log.warn('removed sites not purged', { error: String(error) }),
+        (error: unknown) => {
+          // A stop is not waited for by a purge: what is left goes at the next start.
+          if (stopping) deps.log.info('removed sites not purged yet; the next start finishes it');
+          else deps.log.warn('removed sites not purged', { error: String(error) });
+        },
       );
     return purging;
   };
+  // A site named again has its unlisted clock cleared, one taken out starts its own, from the reload.
+  deps.config.onChange(() => {
+    deps.store.writer
+      .run((db) => {
+        noteUnlisted(db, deps.config, deps.clock.now());
+      })
+      // The next housekeeping pass notes them as well.
+      .catch(() => {});
+  });
   const removed = (domain: string) => {
     shared.forget(domain);
     void purgeRemoved();
@@ -75,6 +90,7 @@ export function createAnalytics(deps: Deps, engine: CheckEngine, options: Analyt
       housekeeping.start();
     },
     async stop() {
+      stopping = true;
       housekeeping.stop();
       // A purge under way is not waited for (it may take half a minute): the next start finishes it.
       await queue.close();

@@ -6,8 +6,9 @@ import { all, int, mapper, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { writeDayBlocks } from './block-writes.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
-import { removedSiteParts, unlistedSiteParts } from './site-removal.ts';
+import { removedSiteParts } from './site-removal.ts';
 import { sitesIn } from './site-rows.ts';
+import { unlistedSiteParts } from './site-unlisted.ts';
 import { VALUE_COUNTS_KEPT_MS } from './value-caps.ts';
 import type { VisitorIds } from './visitors.ts';
 
@@ -135,7 +136,7 @@ function partsOf(db: DatabaseSync, now: number, pagesFrom: number): PrunePart[] 
  * Deletes analytics data past RAW_RETENTION_MS (retention.ts) at `now`: raw sessions and page views,
  * hourly rollups, single pages' Web Vitals days, error groups not seen since; and the counts of values
  * of periods that began more than VALUE_COUNTS_KEPT_MS ago (value-caps.ts); what removed sites left,
- * and all of a site mon no longer knows once it has had no data for as long (site-removal.ts). The pass runs in writer
+ * and all of a site mon.toml stopped naming once unlisted for as long (site-unlisted.ts). The pass runs in writer
  * jobs of at most `chunkRows` rows and `PRUNE_CHUNK_MS`, yielding to the event loop between them.
  * Resolves with the rows deleted and the jobs it took.
  */
@@ -149,7 +150,7 @@ export async function pruneAnalytics(
     (db) => [
       ...partsOf(db, options.now, options.pagesFrom ?? 0),
       ...removedSiteParts(db),
-      ...unlistedSiteParts(db, deps.config.current().services, options.now),
+      ...unlistedSiteParts(db, deps.config, options.now),
     ],
     chunkRows,
   );

@@ -355,8 +355,8 @@ test('the analytics read names an untrusted peer that forwards events and an add
     });
     assert.equal(sent.status, 204);
   }
-  // Events from a peer mon does not trust: it is taken for the visitor; named as a proxy once 20
-  // visitors (browsers, all it can tell apart behind one address) came through it, not before.
+  // Events from a peer mon does not trust: it is taken for the visitor; named as a proxy once it
+  // forwarded 20 different X-Forwarded-For values (forwarding-peer.test.ts), not before.
   const forwarded = async (i: number) => {
     const sent = await kit.send(view(), {
       address: '203.0.113.50',
@@ -380,7 +380,8 @@ test('the analytics read names an untrusted peer that forwards events and an add
       sharePercent: 0,
     },
   );
-  // 25 of 45 visitors; the site's count is an estimate (distinct-count.ts), never under the 25.
+  // 25 of 45 visitors; the site's count is an estimate (distinct-count.ts), never under the 25, and
+  // its ids are salted afresh each run: 42 to 48 of them.
   const share = sharedAddress.proxy!.sharePercent;
-  assert.ok(share >= 53 && share <= 58, String(share));
+  assert.ok(share >= 52 && share <= 59.6, String(share));
 });

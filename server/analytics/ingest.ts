@@ -10,8 +10,8 @@ import { createCountries } from './countries.ts';
 import { trackerItem } from './enrich.ts';
 import { readTrackerEvent } from './event-body.ts';
 import { extensionField } from './extensions.ts';
-import { mayContinueDayBefore } from './sessions.ts';
-import type { SharedAddressWatch } from './shared-address.ts';
+import type { Forwarded, SharedAddressWatch } from './shared-address.ts';
+import { siteName } from './sites.ts';
 import type { Sites, TrackerItem } from './types.ts';
 import { UserAgents } from './user-agents.ts';
 import type { VisitorIds } from './visitors.ts';
@@ -40,7 +40,7 @@ const malformedStatuses = new Set([400, 413, 415]);
 
 /** The known site of a tracker's domain: as sent, lowercased, or its bare domain for `www.`. */
 export function knownSite(sites: Sites, domain: string): { domain: string; service: string } | null {
-  const name = domain.trim().toLowerCase().replace(/\.$/, '');
+  const name = siteName(domain);
   return sites.find(name) ?? (name.startsWith('www.') ? sites.find(name.slice(4)) : null);
 }
 
@@ -161,23 +161,29 @@ export function registerIngest(
         traits,
         country: countries.of(address),
       });
-      // Engagement just after midnight UTC may end a visit begun under yesterday's id.
-      if (item.event.kind === 'engage' && mayContinueDayBefore(ts, item.event.engagedMs)) {
+      // Engagement may end a visit begun under yesterday's id and still going (30 idle minutes at
+      // most since its last activity, however long ago midnight was): storage tells.
+      if (item.event.kind === 'engage') {
         const before = visitors.dayBeforeIdOf(site.domain, address, userAgent ?? '', ts);
         if (before !== null) item.dayBeforeVisitor = before;
       }
       // Answered once stored; storage unable to take it rejects with 503 (counted by the queue as `queue_full`).
       await queue.submit(item);
       deps.metrics.ingestAccepted.inc({ endpoint: 'tracker' });
-      shared.note(site.domain, ts, address, visitor, untrustedPeer(deps, request));
+      shared.note(site.domain, ts, address, visitor, untrustedForward(deps, request));
       return reply.code(204).send();
     });
   });
 }
 
-/** The peer, when it sent X-Forwarded-For and is not a trusted proxy (mon then takes it for the visitor). */
-function untrustedPeer(deps: Deps, request: FastifyRequest): string | null {
-  if (request.headers['x-forwarded-for'] === undefined) return null;
+/**
+ * The peer and the X-Forwarded-For it sent, when it sent one and is not a trusted proxy (mon then
+ * takes the peer for the visitor).
+ */
+function untrustedForward(deps: Deps, request: FastifyRequest): Forwarded | null {
+  const header = request.headers['x-forwarded-for'];
+  if (header === undefined) return null;
   const peer = peerAddress(request);
-  return trustedProxies(deps.config.current().server.trustedProxies).has(peer) ? null : peer;
+  if (trustedProxies(deps.config.current().server.trustedProxies).has(peer)) return null;
+  return { peer, forwardedFor: Array.isArray(header) ? header.join(',') : header };
 }

@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import type { AnalyticsRead } from '../../protocol/analytics.ts';
 import { DAY, HOUR, MINUTE } from '../../protocol/durations.ts';
 import { readServer } from './read-testkit.ts';
-import { mayContinueDayBefore } from './sessions.ts';
 import { agents } from './testkit.ts';
 import { createVisitorIds } from './visitors.ts';
 
@@ -75,11 +74,7 @@ test('engagement just after midnight UTC ends the visit begun before it, under y
   );
 });
 
-test('yesterday’s id is worked out only for engagement begun within 30 minutes after midnight, from a stored salt, never a new one', async (t) => {
-  assert.equal(mayContinueDayBefore(MIDNIGHT + 30 * MINUTE - 1, 0), true);
-  assert.equal(mayContinueDayBefore(MIDNIGHT + 30 * MINUTE, 0), false);
-  assert.equal(mayContinueDayBefore(MIDNIGHT + 50 * MINUTE, 25 * MINUTE), true, 'a long read begun at 00:25');
-
+test('yesterday’s id is worked out from a stored salt, never a new one', async (t) => {
   const kit = await readServer(MIDNIGHT - HOUR);
   t.after(() => kit.server.dispose());
   const salts = () => kit.server.deps.store.read.prepare('SELECT day FROM analytics_salts').all().length;
@@ -100,4 +95,29 @@ test('yesterday’s id is worked out only for engagement begun within 30 minutes
     yesterday,
   );
   assert.equal(salts(), 1);
+});
+
+test('a read going on past 00:30 keeps its engagement: yesterday’s visit goes on while its last activity is within 30 idle minutes', async (t) => {
+  const kit = await readServer(MIDNIGHT - 15 * MINUTE);
+  t.after(() => kit.server.dispose());
+  // A view at 23:50; read 00:10–00:20 (20 idle minutes after the view), then 00:40–00:45 (20 after
+  // that), then 01:20–01:21 (35 after): the last starts nothing.
+  await at(kit, MIDNIGHT - 10 * MINUTE);
+  await send(kit, '81.2.69.160', { k: 'v' });
+  await at(kit, MIDNIGHT + 20 * MINUTE);
+  await send(kit, '81.2.69.160', { k: 'e', t: 10 * MINUTE });
+  await at(kit, MIDNIGHT + 45 * MINUTE);
+  await send(kit, '81.2.69.160', { k: 'e', t: 5 * MINUTE });
+  await at(kit, MIDNIGHT + 81 * MINUTE);
+  await send(kit, '81.2.69.160', { k: 'e', t: MINUTE });
+  assert.deepEqual(
+    { ...dayTotals(kit, MIDNIGHT - DAY) },
+    { visitors: 1, views: 1, visits: 1, bounces: 0, engaged_ms: 15 * MINUTE },
+  );
+  assert.equal(dayTotals(kit, MIDNIGHT), undefined, 'nothing on the new day');
+  const visits = kit.server.deps.store.read.prepare('SELECT last_at FROM analytics_sessions').all();
+  assert.deepEqual(
+    visits.map((r) => r.last_at),
+    [MIDNIGHT + 45 * MINUTE],
+  );
 });

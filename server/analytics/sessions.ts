@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { DAY, MINUTE } from '../../protocol/durations.ts';
+import { MINUTE } from '../../protocol/durations.ts';
 import { all, int, mapper, nullable, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import type { TrackerItem } from './types.ts';
@@ -59,14 +59,6 @@ export function latestSession(db: DatabaseSync, site: string, visitor: string): 
  */
 export function continues(session: Session | null, ts: number, engagedMs = 0): session is Session {
   return session !== null && ts - engagedMs - session.lastAt <= SESSION_IDLE_MS;
-}
-
-/**
- * Whether an engagement at `ts` may continue a visit of the UTC day before, under that day's visitor
- * id: its engaged time began less than 30 idle minutes after midnight. Only then is that id worked out.
- */
-export function mayContinueDayBefore(ts: number, engagedMs: number): boolean {
-  return ts - engagedMs - SESSION_IDLE_MS < Math.floor(ts / DAY) * DAY;
 }
 
 const sourceRow = mapper({

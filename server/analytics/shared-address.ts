@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { SharedAddress } from '../../protocol/analytics.ts';
 import { HOUR } from '../../protocol/durations.ts';
@@ -13,18 +14,25 @@ const MAX_ADDRESSES = 2_000;
 const MAX_PAIRS = 20_000;
 /**
  * A proxy is named when this many visitors share its address… An untrusted forwarding peer is named
- * only once as many visitors came through it: one person, whatever their browser extension or own
- * proxy writes in X-Forwarded-For, is one visitor a day per browser, a handful in 24 hours at most.
+ * only once it forwarded as many different X-Forwarded-For values: behind a reverse proxy mon does not
+ * trust, every visitor has the proxy's address, and their ids differ by browser only (150 people on 12
+ * browser versions are 12 visitors), while what the proxy writes differs per person. One person whose
+ * browser extension or own proxy adds the header sends one value, and is never named.
  */
 export const PROXY_MIN_VISITORS = 20;
 /** …and they are at least this percent of the site's visitors. */
 export const PROXY_MIN_PERCENT = 10;
 
+type Peer = { events: number; values: Set<number> };
+
+/** An event's untrusted forwarding peer, and the X-Forwarded-For it sent. */
+export type Forwarded = { peer: string; forwardedFor: string };
+
 type Hour = {
   at: number;
   events: number;
-  /** Per untrusted forwarding peer: its events, and its visitors (first 32 bits of their ids, up to PROXY_MIN_VISITORS). */
-  forwarded: Map<string, { events: number; visitors: Set<number> }>;
+  /** Per untrusted forwarding peer: its events, and its X-Forwarded-For values (keyed hashes, up to PROXY_MIN_VISITORS). */
+  forwarded: Map<string, Peer>;
   visitors: DistinctCount;
   /** Visitors per client address, by the first 32 bits of their id. */
   byAddress: Map<string, Set<number>>;
@@ -41,23 +49,28 @@ const percent = (part: number, whole: number) => Math.round((1000 * Math.min(par
  */
 export class SharedAddressWatch {
   private readonly sites = new Map<string, Hour[]>();
+  /** Header values are kept as keyed hashes only (a key of this process): no address in memory as text. */
+  private readonly key = randomBytes(32);
 
-  /** Counts one accepted event; `untrustedPeer` is its peer when it carried X-Forwarded-For from outside `trusted_proxies`. */
-  note(site: string, now: number, address: string, visitor: string, untrustedPeer: string | null): void {
+  /**
+   * Counts one accepted event; `forwarded` is its peer and the header's value when it carried
+   * X-Forwarded-For from outside `trusted_proxies`.
+   */
+  note(site: string, now: number, address: string, visitor: string, forwarded: Forwarded | null): void {
     const hour = this.hourOf(site, now);
     hour.events++;
     hour.visitors.add(visitor);
     const key = Number.parseInt(visitor.slice(0, 8), 16);
-    if (untrustedPeer !== null) {
-      let peer = hour.forwarded.get(untrustedPeer);
+    if (forwarded !== null) {
+      let peer = hour.forwarded.get(forwarded.peer);
       if (!peer && hour.forwarded.size < MAX_PEERS) {
-        peer = { events: 0, visitors: new Set() };
-        hour.forwarded.set(untrustedPeer, peer);
+        peer = { events: 0, values: new Set() };
+        hour.forwarded.set(forwarded.peer, peer);
       }
       if (peer) {
         peer.events++;
         // Enough to tell: an hour at the minimum makes the 24 hours reach it.
-        if (peer.visitors.size < PROXY_MIN_VISITORS) peer.visitors.add(key);
+        if (peer.values.size < PROXY_MIN_VISITORS) peer.values.add(this.hashOf(forwarded.forwardedFor));
       }
     }
     if (hour.byAddress.get(address)?.has(key)) return;
@@ -72,6 +85,10 @@ export class SharedAddressWatch {
     hour.pairs++;
   }
 
+  private hashOf(value: string): number {
+    return createHmac('sha256', this.key).update(value.trim().toLowerCase()).digest().readUInt32BE(0);
+  }
+
   /** Forgets what it saw of `site` (removed: docs/analytics.md "Removing a site"). */
   forget(site: string): void {
     this.sites.delete(site);
@@ -83,17 +100,17 @@ export class SharedAddressWatch {
     const hours = (this.sites.get(site) ?? []).filter((h) => h.at >= since && h.at <= now);
     let events = 0;
     const visitors = new DistinctCount();
-    const byPeer = new Map<string, { events: number; visitors: Set<number> }>();
+    const byPeer = new Map<string, Peer>();
     const byAddress = new Map<string, Set<number>>();
     for (const hour of hours) {
       events += hour.events;
       visitors.merge(hour.visitors);
       for (const [address, peer] of hour.forwarded) {
         const all = byPeer.get(address);
-        if (!all) byPeer.set(address, { events: peer.events, visitors: new Set(peer.visitors) });
+        if (!all) byPeer.set(address, { events: peer.events, values: new Set(peer.values) });
         else {
           all.events += peer.events;
-          for (const id of peer.visitors) all.visitors.add(id);
+          for (const value of peer.values) all.values.add(value);
         }
       }
       for (const [address, ids] of hour.byAddress) {
@@ -155,17 +172,17 @@ function keepBusiest(hour: Hour): void {
 
 /**
  * The peer that forwarded the most events and is still not trusted, with its share of the events:
- * among those at least PROXY_MIN_VISITORS visitors came through, a proxy rather than a person (named in
- * full: a visitor's own address is never shown).
+ * among those that sent at least PROXY_MIN_VISITORS X-Forwarded-For values, a proxy rather than a
+ * person (named in full: a visitor's own address is never shown).
  */
 function worstPeer(
-  byPeer: Map<string, { events: number; visitors: Set<number> }>,
+  byPeer: Map<string, Peer>,
   events: number,
   trusted: (peer: string) => boolean,
 ): SharedAddress['forwarded'] {
   let worst: { address: string; n: number } | null = null;
   for (const [address, peer] of byPeer) {
-    if (trusted(address) || peer.visitors.size < PROXY_MIN_VISITORS) continue;
+    if (trusted(address) || peer.values.size < PROXY_MIN_VISITORS) continue;
     const n = peer.events;
     if (!worst || n > worst.n || (n === worst.n && address < worst.address)) worst = { address, n };
   }

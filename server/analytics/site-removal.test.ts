@@ -7,7 +7,7 @@ import { DAY, HOUR } from '../../protocol/durations.ts';
 import type { ServicesList } from '../../protocol/reads.ts';
 import { type Any, checkServer, liveConfig } from '../checks/testkit.ts';
 import { fileService } from '../incidents/testkit.ts';
-import type { TestServer } from '../testing.ts';
+import { memoryLog, type TestServer } from '../testing.ts';
 import { writeDayBlocks } from './block-writes.ts';
 import { pruneAnalytics } from './housekeeping.ts';
 import { purgeRemovedSites, removeSite } from './site-removal.ts';
@@ -187,4 +187,87 @@ test('a site mon.toml stops naming keeps its data 35 days, then all of it goes; 
     Number((again.server.deps.store.read.prepare('SELECT count(*) AS n FROM sites_removed').get() as Any).n),
     0,
   );
+});
+
+test('a site purged and added again during a housekeeping pass keeps its new data: each delete job asks whether it is still removed', async (t) => {
+  const { server, inject, clock } = await removalServer();
+  t.after(() => server.dispose());
+  const now = clock.now();
+  const views = (site: string) =>
+    Number(
+      (
+        server.deps.store.read
+          .prepare('SELECT count(*) AS n FROM analytics_views WHERE site = ?')
+          .get(site) as Any
+      ).n,
+    );
+  // Old raw data of a kept site: the pass deletes it first, over many jobs.
+  assert.equal((await inject('POST', '/api/v1/sites', { domain: 'keep.example' })).status, 201);
+  for (let b = 0; b < 5; b++) {
+    await store(
+      server,
+      Array.from({ length: 1000 }, (_, i) =>
+        view({ site: 'keep.example', ts: now - 40 * DAY + b * 1000 + i, visitor: `k${b}-${i}` }),
+      ),
+    );
+  }
+  assert.equal((await inject('POST', '/api/v1/sites', { domain: 'x.example' })).status, 201);
+  await store(
+    server,
+    Array.from({ length: 500 }, (_, i) =>
+      view({ site: 'x.example', ts: now - 1000 + i, visitor: `old${i}` }),
+    ),
+  );
+  // The domain with the trailing dot of a fully qualified name, as `POST /e` takes it.
+  assert.equal((await inject('DELETE', '/api/v1/sites/X.example.')).status, 204);
+  // The pass lists x.example as removed in its first job…
+  let passDone = false;
+  const pass = pruneAnalytics(server.deps, { now, chunkRows: 50 }).then((done) => {
+    passDone = true;
+    return done;
+  });
+  // …the purge ends meanwhile, the domain is added again and takes new views.
+  await server.analytics.purged();
+  assert.equal(views('x.example'), 0);
+  assert.equal((await inject('POST', '/api/v1/sites', { domain: 'x.example' })).status, 201);
+  await store(server, [
+    view({ site: 'x.example', ts: now, visitor: 'new1' }),
+    view({ site: 'x.example', ts: now, visitor: 'new2' }),
+  ]);
+  assert.equal(passDone, false, 'the pass is still deleting');
+  assert.ok((await pass).jobs > 100);
+  assert.equal(views('x.example'), 2, 'the new views stay');
+  assert.equal(views('keep.example'), 0, 'the pass did its work');
+});
+
+test('a stop during a purge says, as information, that the next start finishes it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mon-site-removal-'));
+  const memory = memoryLog();
+  const config = liveConfig({ services: [] });
+  const { server, inject, clock } = await checkServer({
+    config: config.service,
+    dataDir: dir,
+    log: memory.log,
+  });
+  assert.equal((await inject('POST', '/api/v1/sites', { domain: 'x.example' })).status, 201);
+  for (let b = 0; b < 10; b++) {
+    await store(
+      server,
+      Array.from({ length: 2000 }, (_, i) =>
+        view({ site: 'x.example', ts: clock.now() - DAY + b * 2000 + i, visitor: `v${b}-${i}` }),
+      ),
+    );
+  }
+  assert.equal((await inject('DELETE', '/api/v1/sites/x.example')).status, 204);
+  await server.close();
+  await server.analytics.purged();
+  const said = memory.lines().filter((l) => /purge/.test(String(l.message)));
+  assert.deepEqual(
+    said.map((l) => [l.level, l.message]),
+    [['info', 'removed sites not purged yet; the next start finishes it']],
+  );
+  const again = await checkServer({ config: config.service, dataDir: dir });
+  t.after(() => again.server.dispose());
+  await again.server.analytics.purged();
+  assert.deepEqual(rowsOf(again.server, 'x.example'), none);
 });

@@ -1,15 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { liveKeys } from '../../protocol/live.ts';
 import { dropServiceIfEmpty } from '../checks/store.ts';
-import type { FileService } from '../config/core.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
-import { all, exists, int, mapper, nullable, one, scalar, text } from '../store/rows.ts';
+import { all, exists, int, mapper, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
-import { RAW_RETENTION_MS } from './retention.ts';
-import { sitesIn } from './site-rows.ts';
-import { readSites } from './sites.ts';
 
 /**
  * Removing a site (`DELETE /api/v1/sites/{domain}`, docs/analytics.md "Removing a site"), in the shape
@@ -103,44 +99,26 @@ export function siteDataParts(site: string): PrunePart[] {
   ];
 }
 
+/**
+ * `parts`, each doing nothing once `still` no longer holds. A pass or a purge lists its parts in its
+ * first job and deletes over many jobs after, yielding between them: each job asks again, inside
+ * itself, whether the site is still to go (a site purged meanwhile may have been added again, and its
+ * new data stored).
+ */
+export function whileStill(still: (db: DatabaseSync) => boolean, parts: PrunePart[]): PrunePart[] {
+  return parts.map((part) => (db, limit) => (still(db) ? part(db, limit) : 0));
+}
+
 /** The parts that delete what removed sites left, and last each one's `sites_removed` row. */
 export function removedSiteParts(db: DatabaseSync): PrunePart[] {
   const parts: PrunePart[] = [];
   for (const { domain } of all(db, 'SELECT domain FROM sites_removed ORDER BY domain', domainRow)) {
-    parts.push(
+    const removed = [
       ...siteDataParts(domain),
       // Last: the domain may be added again once its data is gone.
       deleting('DELETE FROM sites_removed WHERE domain = ? AND ? > 0', domain),
-    );
-  }
-  return parts;
-}
-
-/** The latest day (or error) a site has data of, or null when it has none left but blocks. */
-const lastDataSql = `
-SELECT max(at) AS at FROM (
-  SELECT max(at) AS at FROM analytics_totals WHERE site = ?1 AND res = 'd'
-  UNION ALL SELECT max(at) FROM analytics_dims WHERE site = ?1 AND res = 'd'
-  UNION ALL SELECT max(at) FROM analytics_vitals WHERE site = ?1 AND res = 'd'
-  UNION ALL SELECT max(last_seen) FROM js_error_groups WHERE site = ?1)`;
-
-/**
- * The parts that delete the data of sites mon no longer knows (mon.toml stopped naming them, nor were
- * they added through the API) once they have had no data for RAW_RETENTION_MS: an unknown site takes
- * no event, so its last day is when it was taken out. Until then, naming it again brings it all back.
- */
-export function unlistedSiteParts(
-  db: DatabaseSync,
-  services: readonly FileService[],
-  now: number,
-): PrunePart[] {
-  const known = new Set(readSites(db, services).map((s) => s.domain));
-  const tables = ['analytics_totals', 'analytics_dims', 'analytics_vitals', 'js_error_groups'] as const;
-  const parts: PrunePart[] = [];
-  for (const site of new Set(tables.flatMap((table) => sitesIn(db, table)))) {
-    if (known.has(site) || siteBeingRemoved(db, site)) continue;
-    const last = scalar(db, lastDataSql, nullable(int), site);
-    if (last === null || last < now - RAW_RETENTION_MS) parts.push(...siteDataParts(site));
+    ];
+    parts.push(...whileStill((db) => siteBeingRemoved(db, domain), removed));
   }
   return parts;
 }

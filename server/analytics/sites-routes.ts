@@ -13,6 +13,7 @@ import { conflict, invalid } from '../problem.ts';
 import { exists } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
 import { removeSite, siteBeingRemoved } from './site-removal.ts';
+import { siteName } from './sites.ts';
 import { trackerSnippet } from './tracker.ts';
 import type { Sites } from './types.ts';
 
@@ -43,8 +44,8 @@ export function registerSites(
   });
 
   app.delete<{ Params: { domain: string } }>('/api/v1/sites/:domain', async (request, reply) => {
-    // As reads take it: any case.
-    const domain = request.params.domain.trim().toLowerCase();
+    // As `POST /e` takes it: any case, a trailing dot or none.
+    const domain = siteName(request.params.domain);
     await removeSite(engine.deps, domain, {
       forget: sites.forget,
       undo: sites.refresh,

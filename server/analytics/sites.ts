@@ -34,6 +34,14 @@ export function sitesByService(db: DatabaseSync, services: readonly FileService[
 }
 
 /**
+ * A domain as sites are known by: trimmed, lowercased, without the trailing dot of a fully qualified
+ * name (`Shop.Example.` is shop.example). `POST /e` and `DELETE /api/v1/sites/{domain}` read it so.
+ */
+export function siteName(domain: string): string {
+  return domain.trim().toLowerCase().replace(/\.$/, '');
+}
+
+/**
  * Known sites (readSites), kept in memory for `POST /e`: renewed after each mon.toml that loads and by
  * `refresh()` after a site is added or removed. `forget` drops one at once, in the removal's writer
  * job: tracker events applied after it in the same transaction are then dropped too (feature.ts).

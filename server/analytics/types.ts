@@ -11,8 +11,8 @@ export type TrackerItem = {
   /** Keyed hash (hex) of site, address and user agent with the day's salt. */
   visitor: string;
   /**
-   * For an engagement that may belong to a visit open at midnight UTC (its engaged time began less
-   * than 30 minutes after midnight): the visitor's id of the day before, if that day's salt is kept.
+   * For an engagement, which may belong to a visit begun before midnight UTC and still going: the
+   * visitor's id of the day before, if that day's salt is kept.
    */
   dayBeforeVisitor?: string;
   /** The page's path, without query or fragment, like `/pricing`. */

@@ -7,7 +7,7 @@ import { statement } from '../store/statements.ts';
 import { writeDayBlocks } from './block-writes.ts';
 import { RAW_RETENTION_MS } from './retention.ts';
 import { removedSiteParts } from './site-removal.ts';
-import { sitesIn } from './site-rows.ts';
+import { deleteErrorGroups, sitesIn } from './site-rows.ts';
 import { unlistedSiteParts } from './site-unlisted.ts';
 import { VALUE_COUNTS_KEPT_MS } from './value-caps.ts';
 import type { VisitorIds } from './visitors.ts';
@@ -40,32 +40,6 @@ function pruneVisits(db: DatabaseSync, cutoff: number, limit: number): number {
   return deleted;
 }
 
-const groupRow = mapper({ id: int });
-
-/**
- * Deletes the error groups of `site` not seen since before `cutoff`, with their counts (daily ones
- * and those of blocks of days: hourly ones are gone by then), until about `limit` rows are deleted.
- * Returns the rows deleted.
- */
-function pruneErrorGroups(db: DatabaseSync, site: string, cutoff: number, limit: number): number {
-  const groups = all(
-    db,
-    'SELECT id FROM js_error_groups WHERE site = ? AND last_seen < ? LIMIT ?',
-    groupRow,
-    site,
-    cutoff,
-    limit,
-  );
-  const counts = statement(db, 'DELETE FROM js_error_counts WHERE group_id = ?');
-  const group = statement(db, 'DELETE FROM js_error_groups WHERE id = ?');
-  let deleted = 0;
-  for (const { id } of groups) {
-    deleted += Number(counts.run(id).changes) + Number(group.run(id).changes);
-    if (deleted >= limit) break;
-  }
-  return deleted;
-}
-
 /**
  * Everything a pass deletes (retention.ts), in parts, each bounded by its `limit`. Hourly rollups go
  * site by site along their primary keys, oldest first. Single pages' Web Vitals days are found from
@@ -88,8 +62,10 @@ function partsOf(db: DatabaseSync, now: number, pagesFrom: number): PrunePart[] 
       cutoff,
     ),
   ];
+  // Groups not seen since the cutoff, with their counts (daily ones and those of blocks of days: the
+  // hourly ones are gone by then).
   for (const site of sitesIn(db, 'js_error_groups')) {
-    parts.push((db, limit) => pruneErrorGroups(db, site, cutoff, limit));
+    parts.push((db, limit) => deleteErrorGroups(db, site, limit, cutoff));
   }
   for (const site of sitesIn(db, 'analytics_totals')) {
     parts.push(

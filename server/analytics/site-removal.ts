@@ -4,8 +4,9 @@ import { dropServiceIfEmpty } from '../checks/store.ts';
 import type { Deps } from '../deps.ts';
 import { conflict, notFound } from '../problem.ts';
 import { deleting, PRUNE_CHUNK_ROWS, type PrunePart, pruneInChunks } from '../store/pruning.ts';
-import { all, exists, int, mapper, one, text } from '../store/rows.ts';
+import { all, exists, mapper, one, text } from '../store/rows.ts';
 import { statement } from '../store/statements.ts';
+import { deleteErrorGroups } from './site-rows.ts';
 
 /**
  * Removing a site (`DELETE /api/v1/sites/{domain}`, docs/analytics.md "Removing a site"), in the shape
@@ -56,21 +57,6 @@ export async function removeSite(
 /** Whether `domain` was removed and its data is still being deleted (it cannot be added meanwhile). */
 export function siteBeingRemoved(db: DatabaseSync, domain: string): boolean {
   return exists(db, 'SELECT 1 FROM sites_removed WHERE domain = ?', domain);
-}
-
-const groupRow = mapper({ id: int });
-
-/** Deletes error groups of `site` with all their counts, until about `limit` rows are deleted. */
-function deleteErrorGroups(db: DatabaseSync, site: string, limit: number): number {
-  const groups = all(db, 'SELECT id FROM js_error_groups WHERE site = ? LIMIT ?', groupRow, site, limit);
-  const counts = statement(db, 'DELETE FROM js_error_counts WHERE group_id = ?');
-  const group = statement(db, 'DELETE FROM js_error_groups WHERE id = ?');
-  let deleted = 0;
-  for (const { id } of groups) {
-    deleted += Number(counts.run(id).changes) + Number(group.run(id).changes);
-    if (deleted >= limit) break;
-  }
-  return deleted;
 }
 
 /** A part deleting `site`'s rows of `table` along its primary key (`key`, which starts with the site). */

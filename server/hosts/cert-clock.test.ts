@@ -2,27 +2,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AGENT_TIME_HEADER } from '../../protocol/agent.ts';
 import { definitionOf } from '../../protocol/check.ts';
+import { DAY } from '../../protocol/durations.ts';
 import { certificateStatus } from '../../runners/http.ts';
 import type { RunOutcome } from '../../runners/run.ts';
 import { certificateOnServerClock } from './cert-clock.ts';
-import { hello, hostServer, runFrame, sample, T0 } from './testkit.ts';
-
-const DAY = 86_400_000;
-const check = {
-  name: 'home',
-  service: 'shop',
-  kind: 'http',
-  target: 'https://home.example.com/',
-  everyMs: 30_000,
-  from: 'web-1',
-};
+import { agentCheck, hello, hostServer, runFrame, sample, T0 } from './testkit.ts';
 
 /** An agent whose clock runs `offsetMs` from the server's sends a run of a certificate expiring at `expires`. */
 async function runWithClock(t: { after(fn: () => unknown): void }, offsetMs: number, expires: number) {
   const kit = await hostServer();
   t.after(() => kit.server.dispose());
   const token = await kit.addHost('web-1');
-  const id = (await kit.inject('POST', '/api/v1/checks', check)).body.id as string;
+  const id = (await kit.inject('POST', '/api/v1/checks', agentCheck)).body.id as string;
   await kit.clock.advance(15_000);
   const agentNow = kit.clock.now() + offsetMs;
   // What the http runner writes, judged by the host's clock.
@@ -64,10 +55,10 @@ test('a host a day behind: a certificate 13.5 days from expiry is degraded on th
 
 test('the certificate judged again keeps what the other assertions said', () => {
   const def = definitionOf({
-    ...check,
+    ...agentCheck,
     expect: [{ bodyContains: 'ok', degraded: true }],
   } as Parameters<typeof definitionOf>[0]);
-  const plain = definitionOf(check as Parameters<typeof definitionOf>[0]);
+  const plain = definitionOf(agentCheck as Parameters<typeof definitionOf>[0]);
   const expires = T0 + 14.5 * DAY;
   const byHost = certificateStatus(expires, T0 + DAY + 40).note;
   const outcome = (status: RunOutcome['status'], detail: string): RunOutcome => ({

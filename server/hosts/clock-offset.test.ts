@@ -2,24 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AGENT_TIME_HEADER } from '../../protocol/agent.ts';
 import { memoryLog } from '../testing.ts';
-import { hello, hostServer, runFrame, sample } from './testkit.ts';
+import { agentCheck, hello, hostServer, runFrame, sample } from './testkit.ts';
 
 const MIN = 60_000;
-const check = {
-  name: 'home',
-  service: 'shop',
-  kind: 'http',
-  target: 'https://home.example.com/',
-  everyMs: 30_000,
-  from: 'web-1',
-};
 
 /** web-1 with a check, whose agent's clock runs `offsetMs` from the server's (negative: behind). */
 async function hostWithClock(offsetMs: number) {
   const memory = memoryLog();
   const kit = await hostServer({ log: memory.log });
   const token = await kit.addHost('web-1');
-  const id = (await kit.inject('POST', '/api/v1/checks', check)).body.id as string;
+  const id = (await kit.inject('POST', '/api/v1/checks', agentCheck)).body.id as string;
   const agentNow = () => kit.clock.now() + offsetMs;
   /** A batch as the agent sends it every 15 s: its clock in the header (unless `clock` is false). */
   const send = (frames: unknown[], clock = true) =>

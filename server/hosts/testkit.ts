@@ -136,6 +136,16 @@ export const sample = (ts: number, over: Partial<SampleFrame> = {}): SampleFrame
   ...over,
 });
 
+/** The body of an http check `home` of service shop run from web-1 every 30 s, for `runFrame`s. */
+export const agentCheck = {
+  name: 'home',
+  service: 'shop',
+  kind: 'http',
+  target: 'https://home.example.com/',
+  everyMs: 30_000,
+  from: 'web-1',
+};
+
 /** A run frame of the check `id`: up with 200 OK, or as `over` says. */
 export const runFrame = (id: string, ts: number, over: Record<string, unknown> = {}) => ({
   kind: 'run',

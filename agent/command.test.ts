@@ -66,8 +66,10 @@ test('output past 1 MiB closes the stream: `yes` ends at once (SIGPIPE, as under
   assert.ok(elapsed < 5000, `took ${elapsed} ms`);
   assert.ok(used.user + used.system < 1_000_000, `used ${used.user + used.system} µs of CPU`);
   // Under 1 MiB a command ends as it would (the first 64 KiB kept); past it, its next write fails.
+  // That write comes a second later: written at once, it could still reach the pipe before the agent
+  // has read up to the cap and closed it.
   const page = (bytes: number) =>
-    run(`head -c ${bytes} /dev/zero | tr '\\0' 'x'; echo; echo "after 5"; exit 0`);
+    run(`head -c ${bytes} /dev/zero | tr '\\0' 'x'; echo; sleep 1; echo "after 5"; exit 0`);
   const fits = await page(READ_CAP - 100);
   assert.deepEqual([fits.status, fits.detail], ['up', 'x'.repeat(300)]);
   const over = await page(READ_CAP + OUTPUT_CAP);

@@ -89,7 +89,7 @@ export async function buildAgent(
       format: 'esm',
       codeSplitting: false,
       // V8 keeps the whole source in memory while the agent runs, and as two bytes a character when one
-      // is not Latin-1 (an ellipsis in a message): minified and ASCII only, it holds about 97 KB, not 345.
+      // is not Latin-1 (an ellipsis in a message): minified and ASCII only, it holds about 110 KB, not 345.
       // Names are kept for the stack traces of the agent's log.
       minify: true,
       keepNames: true,

@@ -123,7 +123,7 @@ export async function runCommand(options: CommandOptions): Promise<RunOutcome> {
         if (--open === 0) judge();
       };
       for (const stream of [child.stdout!, child.stderr!]) {
-        // `close`, not `end`: a stream closed at OUTPUT_CAP never ends.
+        // `close`, not `end`: a stream closed at READ_CAP never ends.
         if (stream.destroyed) ended();
         else stream.once('close', ended);
       }

@@ -93,7 +93,7 @@ export type AgentInfo = {
   /**
    * Whether it runs the agent this server serves (`GET /agent/v1/agent.mjs`): its version is that
    * file's. false for any other (older, newer, run from the sources); null when the server has no
-   * agent file built to compare with. A restart updates it (docs/agent.md, "Updating agents").
+   * agent file built to compare with, or its file names no version. A restart updates it (docs/agent.md, "Updating agents").
    */
   current: boolean | null;
   /** When `current` is false: the version a restart would give it, the one served. */

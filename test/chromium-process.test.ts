@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { startReceiver } from '../server/http/fixtures/receiver.ts';
 import { within } from '../server/testing.ts';
-import { spawnChromium } from './panel/harness.ts';
+import { spawnChromium } from './panel/chromium-process.ts';
 
 /**
  * Chromium run as its own process (spawnChromium) ends with nothing left behind: no process of its

@@ -56,8 +56,8 @@ const viewRow = mapper({ ts: int, vitals: nullable(json<Buckets>()) });
  * Counts a Web Vitals report of a page in the histograms of every page (`''`) and of the page
  * (retention.ts). The tracker reports a view's vitals once per page load; should a
  * second report of the same view arrive (an older tracker, a resend), it replaces the earlier one:
- * its buckets are taken back and the new ones added, at the time of the view. A report whose view is not found (its view
- * came under yesterday's visitor id) is counted at its own time.
+ * its buckets are taken back and the new ones added, at the time of the view. A report whose view is not found (it came
+ * under yesterday's visitor id, in a visit no longer going) is counted at its own time.
  */
 export function countVitals(
   db: DatabaseSync,

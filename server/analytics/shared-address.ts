@@ -13,13 +13,13 @@ const MAX_ADDRESSES = 2_000;
 /** (address, visitor) pairs kept per site and hour at most: about 20 bytes each. */
 const MAX_PAIRS = 20_000;
 /**
- * A proxy is named when this many visitors share its address… An untrusted forwarding peer is named
+ * A shared address is named when this many visitors share it… An untrusted forwarding peer is named
  * only once it forwarded as many different X-Forwarded-For values: behind a reverse proxy mon does not
  * trust, every visitor has the proxy's address, and their ids differ by browser only (150 people on 12
  * browser versions are 12 visitors), while what the proxy writes differs per person. One person whose
  * browser extension or own proxy adds the header sends one value, and is never named.
  */
-export const PROXY_MIN_VISITORS = 20;
+export const SHARED_ADDRESS_MIN = 20;
 /** …and they are at least this percent of the site's visitors. */
 export const PROXY_MIN_PERCENT = 10;
 
@@ -31,7 +31,7 @@ export type Forwarded = { peer: string; forwardedFor: string };
 type Hour = {
   at: number;
   events: number;
-  /** Per untrusted forwarding peer: its events, and its X-Forwarded-For values (keyed hashes, up to PROXY_MIN_VISITORS). */
+  /** Per untrusted forwarding peer: its events, and its X-Forwarded-For values (keyed hashes, up to SHARED_ADDRESS_MIN). */
   forwarded: Map<string, Peer>;
   visitors: DistinctCount;
   /** Visitors per client address, by the first 32 bits of their id. */
@@ -70,7 +70,7 @@ export class SharedAddressWatch {
       if (peer) {
         peer.events++;
         // Enough to tell: an hour at the minimum makes the 24 hours reach it.
-        if (peer.values.size < PROXY_MIN_VISITORS) peer.values.add(this.hashOf(forwarded.forwardedFor));
+        if (peer.values.size < SHARED_ADDRESS_MIN) peer.values.add(this.hashOf(forwarded.forwardedFor));
       }
     }
     if (hour.byAddress.get(address)?.has(key)) return;
@@ -172,7 +172,7 @@ function keepBusiest(hour: Hour): void {
 
 /**
  * The peer that forwarded the most events and is still not trusted, with its share of the events:
- * among those that sent at least PROXY_MIN_VISITORS X-Forwarded-For values, a proxy rather than a
+ * among those that sent at least SHARED_ADDRESS_MIN X-Forwarded-For values, a proxy rather than a
  * person (named in full: a visitor's own address is never shown).
  */
 function worstPeer(
@@ -182,7 +182,7 @@ function worstPeer(
 ): SharedAddress['forwarded'] {
   let worst: { address: string; n: number } | null = null;
   for (const [address, peer] of byPeer) {
-    if (trusted(address) || peer.values.size < PROXY_MIN_VISITORS) continue;
+    if (trusted(address) || peer.values.size < SHARED_ADDRESS_MIN) continue;
     const n = peer.events;
     if (!worst || n > worst.n || (n === worst.n && address < worst.address)) worst = { address, n };
   }
@@ -197,7 +197,7 @@ function busiestAddress(byAddress: Map<string, Set<number>>, siteVisitors: numbe
     const n = ids.size;
     if (!best || n > best.n || (n === best.n && address < best.address)) best = { address, n };
   }
-  if (!best || best.n < PROXY_MIN_VISITORS) return null;
+  if (!best || best.n < SHARED_ADDRESS_MIN) return null;
   // The site's count is an estimate: never below what one address alone shows.
   const total = Math.max(siteVisitors, best.n);
   if ((100 * best.n) / total < PROXY_MIN_PERCENT) return null;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type TrackerEvent, trackerEventSchema } from '../../protocol/analytics.ts';
-import { spawnChromium } from '../../test/panel/harness.ts';
+import { spawnChromium } from '../../test/panel/chromium-process.ts';
 import { type Answer, startReceiver } from '../http/fixtures/receiver.ts';
 import { within } from '../testing.ts';
 import { siteNames, visitorSwitches } from './fixtures/site.ts';

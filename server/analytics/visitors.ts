@@ -106,7 +106,7 @@ export function createVisitorIds(deps: Deps): VisitorIds {
       for (const day of saltless) if (day < before) saltless.delete(day);
       const deleted = await deps.store.writer.run((db) => {
         // SQLite leaves a deleted row's bytes in its page unless told to overwrite them with zeros:
-        // for this delete only (docs/analytics.md, "Visitors").
+        // for this delete only (docs/analytics.md, "How visitors are counted").
         const was = scalar(db, 'PRAGMA secure_delete', int);
         db.exec('PRAGMA secure_delete = ON');
         try {

@@ -20,7 +20,7 @@ const SWEEP_GAP_MS = 5_000;
  * connected agent turns unknown: 3 of its intervals (the agent spreads its first run over one, a run
  * may be missed), its timeout (the run itself) and one sampling interval (runs go to the server with
  * the next batch), and never sooner than a silent agent's checks do (60 s). A 10 s check: 60 s; a
- * minute's check: 3 min 35 s.
+ * minute's check: 3 min 25 s.
  */
 export function staleAfterMs(def: { everyMs: number; timeoutMs: number }): number {
   return Math.max(AGENT_SILENT_AFTER_MS, STALE_RUNS * def.everyMs + def.timeoutMs + SAMPLE_EVERY_MS);

@@ -17,7 +17,10 @@ const LEAST_CHUNK_ROWS = 50;
 /** A piece of pruning: deletes at most `limit` rows, returns how many it deleted. */
 export type PrunePart = (db: DatabaseSync, limit: number) => number;
 
-/** A part that runs one DELETE whose last parameter is the row limit. */
+/**
+ * A part that runs one DELETE whose last parameter is the row limit. A DELETE of one row takes the
+ * limit with `AND ? > 0`, which holds for any limit a pass gives.
+ */
 export const deleting =
   (sql: string, ...params: (string | number)[]): PrunePart =>
   (db, limit) =>

@@ -74,6 +74,15 @@ test('an agent that runs another build than mon serves has an update, with both 
     update: { version: '0.1.0+ba9876543210' },
   });
   assert.match(String(old?.detail), /run the install commands again \(New token\) once/);
+  // Run from the sources: a restart downloads nothing.
+  const source = updateNote({
+    ...agent,
+    version: '0.1.0+source',
+    current: false,
+    update: { version: '0.1.0+ba9876543210' },
+  });
+  assert.match(String(source?.detail), /It runs from the sources: update its checkout/);
+  assert.doesNotMatch(String(source?.detail), /Restart it/);
 });
 
 test("a host's clock more than a minute off mon's is named, behind or ahead", () => {

@@ -60,9 +60,13 @@ export function updateNote(agent: AgentInfo | null): { short: string; detail: st
   const before = agent.version.includes('+')
     ? ''
     : ' If it was installed with systemd before mon updated agents that way, a restart runs the same file: run the install commands again (New token) once.';
+  // An agent run from the sources (`node agent/main.ts`) downloads nothing: its checkout updates it.
+  const how = agent.version.endsWith('+source')
+    ? 'It runs from the sources: update its checkout, or install the agent mon serves.'
+    : `Restart it to update it: it downloads the agent mon serves as it starts.${before}`;
   return {
     short: 'Update available',
-    detail: `The agent on this host runs version ${agent.version}${served}. Restart it to update it: it downloads the agent mon serves as it starts.${before}`,
+    detail: `The agent on this host runs version ${agent.version}${served}. ${how}`,
   };
 }
 
